@@ -1,0 +1,68 @@
+//! The admission contract: defaulting, validation and admission plugins.
+
+use async_trait::async_trait;
+use keelson_apimachinery::{ApiResult, GroupResource};
+use serde_json::Value;
+
+/// The write being admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Create,
+    Update,
+    Delete,
+}
+
+/// `fieldValidation` query parameter (empty means Warn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FieldValidation {
+    Ignore,
+    #[default]
+    Warn,
+    Strict,
+}
+
+/// One admission call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdmissionRequest {
+    pub operation: Operation,
+    pub gr: GroupResource,
+    /// API version of the object (`v1`, `apps/v1`).
+    pub api_version: String,
+    /// Kind of the object (`Pod`).
+    pub kind: String,
+    /// Request namespace; empty for cluster scope.
+    pub namespace: String,
+    /// Object name (may be empty on create with generateName).
+    pub name: String,
+    /// Subresource (`status`, `scale`) or empty.
+    pub subresource: String,
+    /// The new object (create/update).
+    pub object: Option<Value>,
+    /// The stored object (update/delete).
+    pub old_object: Option<Value>,
+    /// The request body as received, for duplicate-field detection; `None`
+    /// for patches (the object is the patched result).
+    pub raw_body: Option<Vec<u8>>,
+    /// The request came as a PATCH (strict errors are `422` then).
+    pub is_patch: bool,
+    pub field_validation: FieldValidation,
+    pub dry_run: bool,
+}
+
+/// A successful admission.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AdmissionResponse {
+    /// The object after defaulting (create/update), `None` on delete.
+    pub object: Option<Value>,
+    /// Warnings to send as `Warning: 299 - "..."` headers.
+    pub warnings: Vec<String>,
+}
+
+/// Admission: returns the admitted (possibly mutated) object, or a `Status`
+/// error such as `422 Invalid`, `400 BadRequest` (strict decoding) or `404`
+/// for a missing namespace.
+#[async_trait]
+pub trait AdmissionApi: Send + Sync + 'static {
+    /// Admit one write.
+    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse>;
+}

@@ -1,0 +1,19 @@
+//! Keelson's internal service contracts.
+//!
+//! Each service is a trait with two implementations: the local one (the real
+//! logic, in its own crate) and the remote one (a tonic client in
+//! `keelson-rpc`). The gRPC servers are thin adapters over the local ones, so
+//! the embedded binary and the distributed services run the same code.
+#![forbid(unsafe_code)]
+
+mod admission;
+mod merge;
+mod store;
+
+pub use admission::{AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation};
+pub use merge::{MergeApi, PatchRequest, PatchType};
+pub use store::{
+    CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+};
+
+pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};

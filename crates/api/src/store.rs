@@ -1,0 +1,85 @@
+//! The store contract: the one writer of revisioned objects.
+
+use async_trait::async_trait;
+use keelson_apimachinery::{ApiResult, GroupResource, ObjectKey};
+use serde_json::Value;
+
+/// Options for [`StoreApi::create`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CreateOptions {
+    /// Run the whole path but persist nothing.
+    pub dry_run: bool,
+    /// Set `metadata.generation` (1 on create, bumped on spec changes).
+    pub track_generation: bool,
+}
+
+/// Options for [`StoreApi::update`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpdateOptions {
+    pub dry_run: bool,
+    pub track_generation: bool,
+    /// Create the object when it does not exist (PUT-creates).
+    pub create_if_missing: bool,
+}
+
+/// Options for [`StoreApi::delete`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    pub dry_run: bool,
+    /// `preconditions.uid`.
+    pub precondition_uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub precondition_resource_version: Option<String>,
+    /// Graceful deletion period; `Some(n>0)` marks the object with
+    /// `deletionTimestamp` instead of removing it (pods bound to a node).
+    pub grace_period_seconds: Option<i64>,
+}
+
+/// What a delete did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteOutcome {
+    /// The object is gone; this is its last state.
+    Deleted(Value),
+    /// The object still exists with `deletionTimestamp` set (finalizers or
+    /// graceful deletion); this is its new state.
+    Marked(Value),
+}
+
+/// A list snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListResult {
+    /// The items, ordered by namespace then name.
+    pub items: Vec<Value>,
+    /// The revision the snapshot was taken at.
+    pub resource_version: u64,
+}
+
+/// Revisioned object storage. Every successful write returns the stored
+/// object with `metadata.resourceVersion` set to the write's revision.
+#[async_trait]
+pub trait StoreApi: Send + Sync + 'static {
+    /// Create an object. Sets `uid`, `creationTimestamp`, `resourceVersion`,
+    /// `generation` (if tracked) and, with an empty name, a unique name from
+    /// `metadata.generateName`. `409 AlreadyExists` if present.
+    async fn create(&self, key: &ObjectKey, object: Value, opts: CreateOptions)
+        -> ApiResult<Value>;
+
+    /// Read the current object, or `404 NotFound`.
+    async fn get(&self, key: &ObjectKey) -> ApiResult<Value>;
+
+    /// Replace an object. A non-empty `metadata.resourceVersion` in `object`
+    /// must equal the stored one (`409 Conflict` otherwise). `uid` and
+    /// `creationTimestamp` are kept from the stored object. Clearing the last
+    /// finalizer of an object being deleted removes it.
+    async fn update(&self, key: &ObjectKey, object: Value, opts: UpdateOptions)
+        -> ApiResult<Value>;
+
+    /// Delete an object (or mark it, see [`DeleteOutcome`]).
+    async fn delete(&self, key: &ObjectKey, opts: DeleteOptions) -> ApiResult<DeleteOutcome>;
+
+    /// List the current objects of a resource, in one namespace or all.
+    async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult>;
+
+    /// The store's current global revision.
+    async fn current_revision(&self) -> ApiResult<u64>;
+}

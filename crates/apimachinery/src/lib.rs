@@ -1,0 +1,13 @@
+//! Keelson's shared Kubernetes API vocabulary: `Status` errors, field errors,
+//! group/resource keys, object metadata helpers and name validation.
+#![forbid(unsafe_code)]
+
+pub mod field;
+pub mod gr;
+pub mod meta;
+pub mod names;
+pub mod status;
+
+pub use field::{FieldError, FieldErrorKind};
+pub use gr::{GroupResource, ObjectKey};
+pub use status::{ApiError, ApiResult, StatusCause, StatusDetails};
