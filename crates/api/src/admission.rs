@@ -65,4 +65,10 @@ pub struct AdmissionResponse {
 pub trait AdmissionApi: Send + Sync + 'static {
     /// Admit one write.
     async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse>;
+
+    /// Readiness of the service (the gateway's `/readyz` runs one check per
+    /// backing service). Local implementations are ready once constructed.
+    async fn ready(&self) -> ApiResult<()> {
+        Ok(())
+    }
 }

@@ -60,4 +60,10 @@ pub struct PatchRequest {
 pub trait MergeApi: Send + Sync + 'static {
     /// Apply one patch and return the patched object.
     async fn patch(&self, req: PatchRequest) -> ApiResult<Value>;
+
+    /// Readiness of the service (the gateway's `/readyz` runs one check per
+    /// backing service). Local implementations are ready once constructed.
+    async fn ready(&self) -> ApiResult<()> {
+        Ok(())
+    }
 }

@@ -82,4 +82,10 @@ pub trait StoreApi: Send + Sync + 'static {
 
     /// The store's current global revision.
     async fn current_revision(&self) -> ApiResult<u64>;
+
+    /// Readiness of the service (the gateway's `/readyz` runs one check per
+    /// backing service). Local implementations are ready once constructed.
+    async fn ready(&self) -> ApiResult<()> {
+        Ok(())
+    }
 }

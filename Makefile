@@ -1,0 +1,34 @@
+# Keelson — common commands. `make run` starts the embedded server;
+# `make test` runs the whole suite (what CI runs).
+
+CARGO ?= cargo
+
+.PHONY: run build test lint fmt bench catalog
+
+run:
+	$(CARGO) run --release --bin keelson
+
+build:
+	$(CARGO) build --workspace --bins
+
+test:
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+		$(CARGO) nextest run --workspace --no-fail-fast; \
+	else \
+		$(CARGO) test --workspace --no-fail-fast; \
+	fi
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+# Load generator figures for BENCHMARKS.md (release build, both modes).
+bench:
+	bash bench/run.sh
+
+# Regenerate crates/registry/data/catalog.json from kubernetes-validate.
+catalog:
+	bash xtask/gen-catalog.sh

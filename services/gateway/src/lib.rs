@@ -1,0 +1,113 @@
+//! The Keelson gateway: HTTPS, authentication, routing, content negotiation
+//! and the verb handlers. It holds no state of its own: every request goes to
+//! the store, admission and merge services through their traits, which are
+//! plain function calls in the embedded binary and gRPC clients in the
+//! distributed one.
+#![forbid(unsafe_code)]
+
+mod discovery_cache;
+mod health;
+pub mod http_util;
+pub mod pki;
+pub mod request_info;
+mod resources;
+mod router;
+pub mod selectors;
+mod server;
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use keelson_api::{AdmissionApi, MergeApi, StoreApi};
+
+pub use server::RunningGateway;
+
+/// The backing services the gateway calls.
+#[derive(Clone)]
+pub struct Backends {
+    pub store: Arc<dyn StoreApi>,
+    pub admission: Arc<dyn AdmissionApi>,
+    pub merge: Arc<dyn MergeApi>,
+}
+
+/// Gateway settings.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// Where the PKI, token and kubeconfig live.
+    pub data_dir: PathBuf,
+    /// Address to bind.
+    pub bind_address: IpAddr,
+    /// Port to bind; 0 picks a free one (written into the kubeconfig).
+    pub secure_port: u16,
+    /// Extra subject alternative names for the serving certificate.
+    pub tls_sans: Vec<String>,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            data_dir: PathBuf::from("keelson-data"),
+            bind_address: IpAddr::from([127, 0, 0, 1]),
+            secure_port: 6443,
+            tls_sans: Vec::new(),
+        }
+    }
+}
+
+/// Gateway start-up failures.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("tls: {0}")]
+    Tls(String),
+    #[error("bind {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl GatewayError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        GatewayError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Start serving: create or load credentials, bind, write the kubeconfig,
+/// and accept connections in the background.
+pub async fn start(config: GatewayConfig, backends: Backends) -> Result<RunningGateway, GatewayError> {
+    server::start(config, backends).await
+}
+
+/// Resolves on SIGTERM or ctrl-c.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,134 @@
+//! First-start credentials: a CA, a serving certificate, an admin bearer
+//! token and a kubeconfig, all kept in the data directory.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use rand::Rng;
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
+
+use crate::GatewayError;
+
+/// What the gateway needs to serve TLS and check tokens.
+pub struct Credentials {
+    /// PEM of the CA certificate (written into the kubeconfig).
+    pub ca_pem: String,
+    /// PEM chain of the serving certificate.
+    pub cert_pem: String,
+    /// PEM of the serving key.
+    pub key_pem: String,
+    /// The admin bearer token.
+    pub token: String,
+}
+
+fn read_or_create(path: &Path, make: impl FnOnce() -> Result<String, GatewayError>) -> Result<String, GatewayError> {
+    if let Ok(s) = std::fs::read_to_string(path) {
+        if !s.trim().is_empty() {
+            return Ok(s);
+        }
+    }
+    let s = make()?;
+    write_private(path, &s)?;
+    Ok(s)
+}
+
+fn write_private(path: &Path, contents: &str) -> Result<(), GatewayError> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    opts.mode(0o600);
+    let mut f = opts.open(path).map_err(|e| GatewayError::io(path, e))?;
+    f.write_all(contents.as_bytes())
+        .map_err(|e| GatewayError::io(path, e))
+}
+
+fn ca_params() -> CertificateParams {
+    let mut p = CertificateParams::default();
+    p.distinguished_name.push(DnType::CommonName, "keelson-ca");
+    p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    p.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    p
+}
+
+/// Load (or create on first start) the CA and token, and issue a serving
+/// certificate for `sans` signed by the CA.
+pub fn load_or_create(data_dir: &Path, sans: &[String]) -> Result<Credentials, GatewayError> {
+    let pki = data_dir.join("pki");
+    std::fs::create_dir_all(&pki).map_err(|e| GatewayError::io(&pki, e))?;
+    let tls = |e: rcgen::Error| GatewayError::Tls(e.to_string());
+
+    let ca_key_pem = read_or_create(&pki.join("ca.key"), || {
+        Ok(KeyPair::generate().map_err(tls)?.serialize_pem())
+    })?;
+    let ca_key = KeyPair::from_pem(&ca_key_pem).map_err(tls)?;
+    // The CA certificate is rebuilt from fixed parameters and the persisted
+    // key, so certificates it signs chain to the persisted ca.crt.
+    let ca_cert = ca_params().self_signed(&ca_key).map_err(tls)?;
+    let ca_pem = read_or_create(&pki.join("ca.crt"), || Ok(ca_cert.pem()))?;
+
+    let mut params = CertificateParams::new(sans.to_vec()).map_err(tls)?;
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "keelson-apiserver");
+    params.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
+    params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
+    let key = KeyPair::generate().map_err(tls)?;
+    let cert = params.signed_by(&key, &ca_cert, &ca_key).map_err(tls)?;
+    let cert_pem = cert.pem();
+    let key_pem = key.serialize_pem();
+    write_private(&pki.join("serving.crt"), &cert_pem)?;
+    write_private(&pki.join("serving.key"), &key_pem)?;
+
+    let token = read_or_create(&data_dir.join("admin-token"), || {
+        let mut rng = rand::thread_rng();
+        Ok((0..48)
+            .map(|_| {
+                let i = rng.gen_range(0..62u8);
+                (match i {
+                    0..=9 => b'0' + i,
+                    10..=35 => b'a' + i - 10,
+                    _ => b'A' + i - 36,
+                }) as char
+            })
+            .collect())
+    })?
+    .trim()
+    .to_string();
+
+    Ok(Credentials {
+        ca_pem,
+        cert_pem,
+        key_pem,
+        token,
+    })
+}
+
+/// Write `<data-dir>/kubeconfig` pointing at `addr` with the CA and token.
+pub fn write_kubeconfig(data_dir: &Path, addr: SocketAddr, creds: &Credentials) -> Result<PathBuf, GatewayError> {
+    use base64::Engine;
+    let ca = base64::engine::general_purpose::STANDARD.encode(creds.ca_pem.as_bytes());
+    let host = match addr.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{}]", ip),
+    };
+    let server = format!("https://{}:{}", host, addr.port());
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: keelson\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\ncontexts:\n- name: keelson\n  context:\n    cluster: keelson\n    user: keelson-admin\n    namespace: default\ncurrent-context: keelson\nusers:\n- name: keelson-admin\n  user:\n    token: {token}\npreferences: {{}}\n",
+        token = creds.token
+    );
+    let path = data_dir.join("kubeconfig");
+    write_private(&path, &kubeconfig)?;
+    Ok(path)
+}

@@ -1,0 +1,179 @@
+//! Top-level routing: authentication, then discovery, OpenAPI, health or a
+//! resource handler.
+
+use std::sync::Arc;
+
+use http::{HeaderValue, Request, Response};
+use keelson_apimachinery::ApiError;
+
+use crate::discovery_cache::{docs, Doc};
+use crate::http_util::{bytes_response, negotiate_output, parse_accept, status_response, Body, Output, Query};
+use crate::request_info::{parse, Target};
+use crate::{health, resources, Backends};
+
+/// Per-server state shared by all connections.
+pub struct State {
+    pub backends: Backends,
+    /// The admin bearer token.
+    pub token: String,
+}
+
+/// Paths kube-apiserver serves to unauthenticated clients by default
+/// (`system:public-info-viewer`).
+fn is_public(t: &Target) -> bool {
+    matches!(t, Target::Version | Target::Health { .. })
+}
+
+fn authenticated(state: &State, req: &Request<hyper::body::Incoming>) -> bool {
+    let Some(h) = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let Some(token) = h.strip_prefix("Bearer ").map(str::trim) else {
+        return false;
+    };
+    // Constant-time comparison: no early exit on the first differing byte.
+    let (a, b) = (token.as_bytes(), state.token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Handle one HTTP request.
+pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Response<Body> {
+    let target = parse(req.uri().path());
+    let query = Query::parse(req.uri().query());
+    let accept = req
+        .headers()
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    if !is_public(&target) && !authenticated(&state, &req) {
+        return status_response(&ApiError::unauthorized(), Output::Json);
+    }
+    let if_none_match = req
+        .headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let inm = if_none_match.as_deref();
+    match target {
+        Target::Version => doc_response(&docs().version, "application/json", inm, false),
+        Target::CoreGroup => discovery(true, accept.as_deref(), inm),
+        Target::Groups => discovery(false, accept.as_deref(), inm),
+        Target::Group(g) => match keelson_discovery::api_group(&g) {
+            Some(v) => json_value(&v),
+            None => not_found(),
+        },
+        Target::GroupVersion { group, version } => {
+            match keelson_discovery::api_resource_list(&group, &version) {
+                Some(v) => json_value(&v),
+                None => not_found(),
+            }
+        }
+        Target::OpenApiRoot => doc_response(&docs().openapi_root, "application/json", inm, false),
+        Target::OpenApiDoc(path) => match keelson_discovery::openapi_v3_doc(&path) {
+            Some((bytes, hash)) => {
+                let doc = Doc {
+                    bytes: bytes::Bytes::from(bytes.as_ref().clone()),
+                    etag: format!("\"{}\"", hash),
+                };
+                let immutable = query.get("hash") == Some(hash.as_str());
+                doc_response(&doc, "application/json", inm, immutable)
+            }
+            None => not_found(),
+        },
+        Target::Health { endpoint, check } => {
+            health::serve(&state.backends, &endpoint, check.as_deref(), &query).await
+        }
+        Target::Resource(ri) => {
+            let out = match negotiate_output(accept.as_deref()) {
+                Ok(o) => o,
+                Err(e) => return status_response(&e, Output::Json),
+            };
+            let (parts, body) = req.into_parts();
+            resources::handle(
+                &state.backends,
+                &parts.method,
+                &ri,
+                &query,
+                &parts.headers,
+                body,
+                out,
+            )
+            .await
+        }
+        Target::Unknown => not_found(),
+    }
+}
+
+fn not_found() -> Response<Body> {
+    status_response(&ApiError::path_not_found(), Output::Json)
+}
+
+fn json_value(v: &serde_json::Value) -> Response<Body> {
+    bytes_response(200, "application/json", serde_json::to_vec(v).unwrap_or_default())
+}
+
+/// Serve a cached document with ETag/304 handling.
+fn doc_response(doc: &Doc, content_type: &str, if_none_match: Option<&str>, immutable: bool) -> Response<Body> {
+    let matches = if_none_match
+        .map(|h| h.split(',').any(|t| t.trim() == doc.etag || t.trim() == "*"))
+        .unwrap_or(false);
+    let mut r = if matches {
+        let mut r = bytes_response(304, content_type, bytes::Bytes::new());
+        r.headers_mut().remove(http::header::CONTENT_TYPE);
+        r
+    } else {
+        bytes_response(200, content_type, doc.bytes.clone())
+    };
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&doc.etag) {
+        h.insert(http::header::ETAG, v);
+    }
+    h.insert(http::header::VARY, HeaderValue::from_static("Accept"));
+    h.insert(
+        http::header::CACHE_CONTROL,
+        HeaderValue::from_static(if immutable {
+            "public, immutable, max-age=31536000"
+        } else {
+            "public"
+        }),
+    );
+    r
+}
+
+/// `/api` and `/apis`: aggregated discovery when asked for (v2 or v2beta1),
+/// legacy documents for plain JSON, 406 otherwise.
+fn discovery(core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Body> {
+    let d = docs();
+    let ranges = parse_accept(accept);
+    if ranges.is_empty() {
+        return doc_response(if core { &d.api_legacy } else { &d.apis_legacy }, "application/json", inm, false);
+    }
+    for r in &ranges {
+        let is_json = r.essence == "application/json";
+        if is_json
+            && r.param("as") == Some("APIGroupDiscoveryList")
+            && r.param("g") == Some("apidiscovery.k8s.io")
+        {
+            let (doc, v) = match r.param("v") {
+                Some("v2") => (if core { &d.api_v2 } else { &d.apis_v2 }, "v2"),
+                Some("v2beta1") => (if core { &d.api_v2beta1 } else { &d.apis_v2beta1 }, "v2beta1"),
+                _ => continue,
+            };
+            let ct = format!("application/json;g=apidiscovery.k8s.io;v={};as=APIGroupDiscoveryList", v);
+            return doc_response(doc, &ct, inm, false);
+        }
+        if (is_json && r.params.is_empty()) || r.essence == "*/*" || r.essence == "application/*" {
+            return doc_response(if core { &d.api_legacy } else { &d.apis_legacy }, "application/json", inm, false);
+        }
+    }
+    status_response(
+        &ApiError::not_acceptable(
+            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+        ),
+        Output::Json,
+    )
+}

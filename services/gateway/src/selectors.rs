@@ -1,0 +1,305 @@
+//! Label and field selectors on lists (`k8s.io/apimachinery/pkg/labels`,
+//! `pkg/fields`).
+
+use keelson_apimachinery::ApiError;
+use serde_json::Value;
+
+/// One label requirement.
+#[derive(Debug, Clone, PartialEq)]
+enum Req {
+    Eq(String, String),
+    NotEq(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+/// A parsed label selector (all requirements must hold).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LabelSelector(Vec<Req>);
+
+/// Split on commas that are not inside parentheses.
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                cur.push(c)
+            }
+            ')' => {
+                depth -= 1;
+                cur.push(c)
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+fn set_values(s: &str) -> Result<Vec<String>, ApiError> {
+    let s = s.trim();
+    let inner = s
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "unable to parse requirement: found '{}', expected: '('",
+                s
+            ))
+        })?;
+    Ok(inner
+        .split(',')
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect())
+}
+
+impl LabelSelector {
+    /// Parse `a=b,c!=d,e in (f,g),h notin (i),j,!k`.
+    pub fn parse(s: &str) -> Result<Self, ApiError> {
+        let mut reqs = Vec::new();
+        if s.trim().is_empty() {
+            return Ok(LabelSelector(reqs));
+        }
+        for part in split_top(s) {
+            let p = part.trim();
+            if p.is_empty() {
+                return Err(ApiError::bad_request(
+                    "unable to parse requirement: found '', expected: identifier",
+                ));
+            }
+            let req = if let Some(k) = p.strip_prefix('!') {
+                Req::NotExists(k.trim().to_string())
+            } else if let Some((k, v)) = p.split_once("!=") {
+                Req::NotEq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = p.split_once("==") {
+                Req::Eq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = p.split_once('=') {
+                Req::Eq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = p.split_once(" notin ") {
+                Req::NotIn(k.trim().into(), set_values(v)?)
+            } else if let Some((k, v)) = p.split_once(" in ") {
+                Req::In(k.trim().into(), set_values(v)?)
+            } else if p.contains(char::is_whitespace) || p.contains('(') {
+                return Err(ApiError::bad_request(format!(
+                    "unable to parse requirement: found '{}', expected: in, notin, =, ==, !=, gt, lt",
+                    p
+                )));
+            } else {
+                Req::Exists(p.to_string())
+            };
+            let key = match &req {
+                Req::Eq(k, _)
+                | Req::NotEq(k, _)
+                | Req::In(k, _)
+                | Req::NotIn(k, _)
+                | Req::Exists(k)
+                | Req::NotExists(k) => k,
+            };
+            if let Some(m) = keelson_apimachinery::names::is_qualified_name(key).first() {
+                return Err(ApiError::bad_request(format!(
+                    "unable to parse requirement: values[0][{}]: Invalid value: {:?}: {}",
+                    key, key, m
+                )));
+            }
+            reqs.push(req);
+        }
+        Ok(LabelSelector(reqs))
+    }
+
+    /// Whether an object's labels satisfy the selector.
+    pub fn matches(&self, obj: &Value) -> bool {
+        let labels = obj.pointer("/metadata/labels");
+        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(|v| v.as_str());
+        self.0.iter().all(|r| match r {
+            Req::Eq(k, v) => get(k) == Some(v.as_str()),
+            Req::NotEq(k, v) => get(k) != Some(v.as_str()),
+            Req::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Req::NotIn(k, vs) => !get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Req::Exists(k) => get(k).is_some(),
+            Req::NotExists(k) => get(k).is_none(),
+        })
+    }
+}
+
+/// Resources with their own field-label converters and the fields they allow
+/// beyond `metadata.name` / `metadata.namespace`.
+fn type_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
+    if !group.is_empty() {
+        return None;
+    }
+    Some(match resource {
+        "pods" => &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName",
+        ],
+        "nodes" => &["spec.unschedulable"],
+        "replicationcontrollers" => &["status.replicas"],
+        "events" => &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
+        "namespaces" => &["status.phase"],
+        "secrets" => &["type"],
+        "services" => &["spec.clusterIP", "spec.type"],
+        _ => return None,
+    })
+}
+
+/// One field requirement.
+#[derive(Debug, Clone, PartialEq)]
+struct FieldReq {
+    field: String,
+    value: String,
+    negate: bool,
+}
+
+/// A parsed field selector.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FieldSelector(Vec<FieldReq>);
+
+impl FieldSelector {
+    /// Parse and check the fields against what the resource supports.
+    pub fn parse(s: &str, group: &str, resource: &str) -> Result<Self, ApiError> {
+        let mut reqs = Vec::new();
+        if s.trim().is_empty() {
+            return Ok(FieldSelector(reqs));
+        }
+        for part in s.split(',') {
+            let (field, value, negate) = if let Some((f, v)) = part.split_once("!=") {
+                (f, v, true)
+            } else if let Some((f, v)) = part.split_once("==") {
+                (f, v, false)
+            } else if let Some((f, v)) = part.split_once('=') {
+                (f, v, false)
+            } else {
+                return Err(ApiError::bad_request(format!(
+                    "invalid selector: '{}'; can't understand '{}'",
+                    s, part
+                )));
+            };
+            let field = field.trim().to_string();
+            let known = field == "metadata.name" || field == "metadata.namespace";
+            if !known {
+                match type_fields(group, resource) {
+                    Some(fields) if fields.contains(&field.as_str()) => {}
+                    Some(_) => {
+                        return Err(ApiError::bad_request(format!(
+                            "field label not supported: {}",
+                            field
+                        )))
+                    }
+                    None => {
+                        return Err(ApiError::bad_request(format!(
+                            "{:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+                            field
+                        )))
+                    }
+                }
+            }
+            reqs.push(FieldReq {
+                field,
+                value: value.trim().to_string(),
+                negate,
+            });
+        }
+        Ok(FieldSelector(reqs))
+    }
+
+    /// Whether an object satisfies the selector.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.0.iter().all(|r| {
+            let v = field_value(obj, &r.field);
+            (v == r.value) != r.negate
+        })
+    }
+}
+
+fn field_value(obj: &Value, field: &str) -> String {
+    if field == "source" {
+        return obj
+            .pointer("/source/component")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string();
+    }
+    let ptr = format!("/{}", field.replace('.', "/"));
+    match obj.pointer(&ptr) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Array(a)) => a
+            .first()
+            .and_then(|x| x.get("ip"))
+            .and_then(|x| x.as_str())
+            .unwrap_or("")
+            .to_string(),
+        _ => {
+            // Booleans that are unset read as "false", as kube's field sets do.
+            if field == "spec.hostNetwork" || field == "spec.unschedulable" {
+                "false".into()
+            } else {
+                String::new()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn label_grammar() {
+        let o = json!({"metadata": {"labels": {"app": "x", "tier": "web"}}});
+        for (sel, want) in [
+            ("app=x", true),
+            ("app==x", true),
+            ("app!=x", false),
+            ("app in (x,y)", true),
+            ("app notin (x)", false),
+            ("tier", true),
+            ("!tier", false),
+            ("!missing,app=x", true),
+            ("app=x,tier=db", false),
+        ] {
+            assert_eq!(LabelSelector::parse(sel).unwrap().matches(&o), want, "{sel}");
+        }
+        assert_eq!(LabelSelector::parse("a b").unwrap_err().code, 400);
+    }
+
+    #[test]
+    fn field_rules() {
+        let pod = json!({"metadata": {"name": "p"}, "status": {"phase": "Running"}});
+        assert!(FieldSelector::parse("status.phase=Running", "", "pods").unwrap().matches(&pod));
+        assert!(!FieldSelector::parse("metadata.name!=p", "", "pods").unwrap().matches(&pod));
+        assert_eq!(FieldSelector::parse("x=1", "", "pods").unwrap_err().message, "field label not supported: x");
+        assert_eq!(
+            FieldSelector::parse("x=1", "", "configmaps").unwrap_err().message,
+            "\"x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+        );
+    }
+}

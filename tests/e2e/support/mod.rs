@@ -1,0 +1,331 @@
+//! Start a real Keelson (embedded, or four processes over gRPC) and drive it
+//! with the installed kubectl and raw HTTPS.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How the server under test runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One `keelson` process.
+    Embedded,
+    /// `keelson-store`, `keelson-admission`, `keelson-merge` and
+    /// `keelson-gateway`, talking gRPC on loopback.
+    Distributed,
+}
+
+/// A running server and a scratch directory for clients.
+pub struct Cluster {
+    pub mode: Mode,
+    children: Vec<(String, Child)>,
+    pub data_dir: PathBuf,
+    pub kubeconfig: PathBuf,
+    /// `https://127.0.0.1:PORT`
+    pub url: String,
+    pub token: String,
+    pub ca_pem: Vec<u8>,
+    pub home: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// Spawn a binary, forward its stderr to ours, and return the first stdout
+/// line for which `want` returns a value (waits up to 60 s).
+fn spawn_and_wait<T: Send + 'static>(
+    name: &str,
+    cmd: &mut Command,
+    want: fn(&str) -> Option<T>,
+) -> (Child, T) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {name}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if !sent {
+                if let Some(v) = want(&line) {
+                    let _ = tx.send(v);
+                    sent = true;
+                }
+            }
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(v) => (child, v),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("{name} did not report readiness within 60s");
+        }
+    }
+}
+
+fn listening(line: &str) -> Option<String> {
+    line.strip_prefix("listening on ").map(|s| s.trim().to_string())
+}
+
+fn serving(line: &str) -> Option<String> {
+    line.strip_prefix("serving on ").map(|s| s.trim().to_string())
+}
+
+impl Cluster {
+    /// Start a fresh server in `mode`.
+    pub fn start(mode: Mode) -> Cluster {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        let mut c = Cluster::start_in(mode, &data);
+        c._dir = Some(dir);
+        c
+    }
+
+    /// Start a server on an existing data directory.
+    pub fn start_in(mode: Mode, data_dir: &Path) -> Cluster {
+        let mut children = Vec::new();
+        let url = match mode {
+            Mode::Embedded => {
+                let (child, url) = spawn_and_wait(
+                    "keelson",
+                    Command::new(env!("CARGO_BIN_EXE_keelson"))
+                        .arg("--data-dir")
+                        .arg(data_dir)
+                        .args(["--secure-port", "0"]),
+                    serving,
+                );
+                children.push(("keelson".to_string(), child));
+                url
+            }
+            Mode::Distributed => {
+                let (store, store_addr) = spawn_and_wait(
+                    "keelson-store",
+                    Command::new(env!("CARGO_BIN_EXE_keelson-store"))
+                        .arg("--data-dir")
+                        .arg(data_dir.join("store"))
+                        .args(["--listen", "127.0.0.1:0"]),
+                    listening,
+                );
+                children.push(("keelson-store".to_string(), store));
+                let store_ep = format!("http://{store_addr}");
+                let (adm, adm_addr) = spawn_and_wait(
+                    "keelson-admission",
+                    Command::new(env!("CARGO_BIN_EXE_keelson-admission"))
+                        .args(["--listen", "127.0.0.1:0", "--store-endpoint", &store_ep]),
+                    listening,
+                );
+                children.push(("keelson-admission".to_string(), adm));
+                let (merge, merge_addr) = spawn_and_wait(
+                    "keelson-merge",
+                    Command::new(env!("CARGO_BIN_EXE_keelson-merge"))
+                        .args(["--listen", "127.0.0.1:0"]),
+                    listening,
+                );
+                children.push(("keelson-merge".to_string(), merge));
+                let (gw, url) = spawn_and_wait(
+                    "keelson-gateway",
+                    Command::new(env!("CARGO_BIN_EXE_keelson-gateway"))
+                        .arg("--data-dir")
+                        .arg(data_dir)
+                        .args(["--secure-port", "0"])
+                        .args(["--store-endpoint", &store_ep])
+                        .args(["--admission-endpoint", &format!("http://{adm_addr}")])
+                        .args(["--merge-endpoint", &format!("http://{merge_addr}")]),
+                    serving,
+                );
+                children.push(("keelson-gateway".to_string(), gw));
+                url
+            }
+        };
+        let url = if url.starts_with("https://") {
+            url
+        } else {
+            format!("https://{url}")
+        };
+        let token = std::fs::read_to_string(data_dir.join("admin-token"))
+            .expect("admin-token")
+            .trim()
+            .to_string();
+        let ca_pem = std::fs::read(data_dir.join("pki/ca.crt")).expect("ca.crt");
+        let c = Cluster {
+            mode,
+            children,
+            data_dir: data_dir.to_path_buf(),
+            kubeconfig: data_dir.join("kubeconfig"),
+            url,
+            token,
+            ca_pem,
+            home: tempfile::tempdir().expect("home"),
+            _dir: None,
+        };
+        c.wait_ready();
+        c
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let client = self.client();
+        let url = format!("{}/readyz", self.url);
+        loop {
+            let ok = block_on(async {
+                client
+                    .get(&url)
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16() == 200)
+                    .unwrap_or(false)
+            });
+            if ok {
+                return;
+            }
+            assert!(Instant::now() < deadline, "server never became ready");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Stop every process (SIGTERM, then kill) and wait for them.
+    pub fn stop(&mut self) {
+        for (_, child) in self.children.iter_mut().rev() {
+            let pid = child.id() as i32;
+            let _ = sigterm(pid);
+        }
+        for (_, child) in self.children.iter_mut() {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                match child.try_wait() {
+                    Ok(Some(_)) => break,
+                    _ if Instant::now() > deadline => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
+                    _ => std::thread::sleep(Duration::from_millis(50)),
+                }
+            }
+        }
+        self.children.clear();
+    }
+
+    /// Run the installed kubectl against this server.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.kubectl_stdin(args, None)
+    }
+
+    /// Run kubectl with `stdin` piped in (for `-f -`).
+    pub fn kubectl_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut cmd = Command::new("kubectl");
+        cmd.args(args)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("HOME", self.home.path())
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn kubectl");
+        if let Some(input) = stdin {
+            use std::io::Write;
+            let mut s = child.stdin.take().expect("stdin");
+            s.write_all(input.as_bytes()).expect("write stdin");
+        }
+        child.wait_with_output().expect("kubectl output")
+    }
+
+    /// Run kubectl, assert success, return stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(
+            out.status.success(),
+            "kubectl {:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            args,
+            self.mode,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Run kubectl with stdin, assert success, return stdout.
+    pub fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
+        let out = self.kubectl_stdin(args, Some(stdin));
+        assert!(
+            out.status.success(),
+            "kubectl {:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            args,
+            self.mode,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Run kubectl, assert failure, return stderr.
+    pub fn fails(&self, args: &[&str], stdin: Option<&str>) -> String {
+        let out = self.kubectl_stdin(args, stdin);
+        assert!(
+            !out.status.success(),
+            "kubectl {:?} unexpectedly succeeded: {}",
+            args,
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
+    /// An HTTPS client trusting the server's CA, without credentials.
+    pub fn anonymous_client(&self) -> reqwest::Client {
+        let ca = reqwest::Certificate::from_pem(&self.ca_pem).expect("ca");
+        reqwest::Client::builder()
+            .add_root_certificate(ca)
+            .build()
+            .expect("client")
+    }
+
+    /// An HTTPS client with the admin token.
+    pub fn client(&self) -> reqwest::Client {
+        let ca = reqwest::Certificate::from_pem(&self.ca_pem).expect("ca");
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {}", self.token).parse().expect("header"),
+        );
+        reqwest::Client::builder()
+            .add_root_certificate(ca)
+            .default_headers(headers)
+            .build()
+            .expect("client")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for (_, child) in self.children.iter_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn sigterm(pid: i32) -> std::io::Result<()> {
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other("kill failed"))
+    }
+}
+
+/// Run a future to completion on a fresh current-thread runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
