@@ -141,7 +141,7 @@ async fn checks(c: &Cluster) {
     assert_eq!(status_of(&r).0, 404);
     let r = send(http.post(format!("{cms}/c")).json(&body)).await;
     assert_eq!(status_of(&r), (405, "MethodNotAllowed".into(), "the server does not allow this method on the requested resource".into()));
-    let r = send(http.post(&cms).header("content-type", "application/vnd.kubernetes.protobuf").body("x")).await;
+    let r = send(http.post(&cms).header("content-type", "application/cbor").body("x")).await;
     assert_eq!(status_of(&r).0, 415);
     let r = send(http.patch(format!("{cms}/c")).header("content-type", "application/strategic-merge-patch+json").body("{}")).await;
     assert_eq!(status_of(&r).1, "UnsupportedMediaType");

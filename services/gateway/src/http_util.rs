@@ -203,6 +203,8 @@ pub fn negotiate_output(accept: Option<&str>) -> Result<Output, ApiError> {
 pub enum Input {
     Json,
     Yaml,
+    /// Kubernetes Protobuf (`application/vnd.kubernetes.protobuf`).
+    Protobuf,
 }
 
 /// The media type (without parameters) of a Content-Type header.
@@ -221,8 +223,9 @@ pub fn negotiate_input(content_type: Option<&str>) -> Result<Input, ApiError> {
     match media_type(content_type).as_str() {
         "" | "application/json" => Ok(Input::Json),
         "application/yaml" => Ok(Input::Yaml),
+        "application/vnd.kubernetes.protobuf" => Ok(Input::Protobuf),
         _ => Err(ApiError::unsupported_media_type(
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         )),
     }
 }
@@ -239,6 +242,6 @@ mod tests {
         assert_eq!(negotiate_output(Some("application/json;as=Table;v=v1;g=meta.k8s.io,application/json")).unwrap(), Output::Json);
         assert_eq!(negotiate_output(Some("text/plain")).unwrap_err().code, 406);
         assert_eq!(negotiate_input(None).unwrap(), Input::Json);
-        assert_eq!(negotiate_input(Some("application/vnd.kubernetes.protobuf")).unwrap_err().code, 415);
+        assert_eq!(negotiate_input(Some("application/cbor")).unwrap_err().code, 415);
     }
 }

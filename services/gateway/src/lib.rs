@@ -9,6 +9,7 @@ mod discovery_cache;
 mod health;
 pub mod http_util;
 pub mod pki;
+mod protobuf;
 pub mod request_info;
 mod resources;
 mod router;

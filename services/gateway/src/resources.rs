@@ -265,6 +265,7 @@ fn decode_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<(Value, Option<Vec<u8>>)
                 summary(body)
             ))
         })?,
+        Input::Protobuf => crate::protobuf::decode(body)?,
     };
     let raw = (input == Input::Json).then(|| body.to_vec());
     Ok((value, raw))
@@ -363,10 +364,12 @@ fn prepare_object(cx: &Ctx<'_>, mut obj: Value) -> ApiResult<Value> {
 fn strip_status_for_create(cx: &Ctx<'_>, obj: &mut Value) {
     if cx.has_status() {
         if let Some(m) = obj.as_object_mut() {
-            m.remove("status");
-            if cx.info.gr() == GroupResource::new("", "pods") {
-                m.insert("status".into(), json!({"phase": "Pending"}));
-            }
+            let status = if cx.info.gr() == GroupResource::new("", "pods") {
+                json!({"phase": "Pending"})
+            } else {
+                json!({})
+            };
+            m.insert("status".into(), status);
         }
     }
 }
