@@ -1,0 +1,395 @@
+use serde_json::Value;
+
+use super::*;
+
+fn doc(path: &str) -> Value {
+    let (bytes, _) = openapi_v3_doc(path).unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+#[test]
+fn version_reports_1_34() {
+    let v = version_info();
+    assert_eq!(v["major"], "1");
+    assert_eq!(v["minor"], "34");
+    assert_eq!(v["gitVersion"], "v1.34.1");
+    assert_eq!(v["emulationMinor"], "34");
+    assert_eq!(v["minCompatibilityMinor"], "33");
+    assert_eq!(v["platform"], "linux/amd64");
+}
+
+#[test]
+fn legacy_api_and_apis() {
+    let api = api_versions_with_address("10.0.0.1:443");
+    assert_eq!(api["kind"], "APIVersions");
+    assert_eq!(api["versions"], serde_json::json!(["v1"]));
+    assert_eq!(
+        api["serverAddressByClientCIDRs"][0]["serverAddress"],
+        "10.0.0.1:443"
+    );
+
+    let apis = api_group_list();
+    assert_eq!(apis["kind"], "APIGroupList");
+    let groups = apis["groups"].as_array().unwrap();
+    assert!(groups.iter().all(|g| g["name"] != ""));
+    let autoscaling = groups.iter().find(|g| g["name"] == "autoscaling").unwrap();
+    assert_eq!(
+        autoscaling["preferredVersion"]["groupVersion"],
+        "autoscaling/v2"
+    );
+    assert_eq!(autoscaling["versions"][1]["version"], "v1");
+
+    let apps = api_group("apps").unwrap();
+    assert_eq!(apps["kind"], "APIGroup");
+    assert_eq!(apps["preferredVersion"]["version"], "v1");
+    assert!(api_group("nope.example.com").is_none());
+    assert!(api_group("").is_none());
+}
+
+#[test]
+fn legacy_resource_lists() {
+    let core = api_resource_list("", "v1").unwrap();
+    assert_eq!(core["groupVersion"], "v1");
+    let res = core["resources"].as_array().unwrap();
+    let names: Vec<&str> = res.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    let pods = res.iter().find(|r| r["name"] == "pods").unwrap();
+    assert_eq!(pods["singularName"], "pod");
+    assert_eq!(pods["namespaced"], true);
+    assert_eq!(pods["shortNames"], serde_json::json!(["po"]));
+    assert_eq!(pods["categories"], serde_json::json!(["all"]));
+    assert_eq!(pods["storageVersionHash"], "xPOwRZ+Yhw8=");
+    let status = res.iter().find(|r| r["name"] == "pods/status").unwrap();
+    assert_eq!(status["kind"], "Pod");
+    assert!(status.get("group").is_none());
+    let eviction = res.iter().find(|r| r["name"] == "pods/eviction").unwrap();
+    assert_eq!(eviction["group"], "policy");
+
+    let apps = api_resource_list("apps", "v1").unwrap();
+    assert_eq!(apps["apiVersion"], "v1");
+    let scale = apps["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "deployments/scale")
+        .unwrap();
+    assert_eq!(
+        (&scale["group"], &scale["version"], &scale["kind"]),
+        (
+            &Value::from("autoscaling"),
+            &Value::from("v1"),
+            &Value::from("Scale")
+        )
+    );
+    assert!(api_resource_list("apps", "v1beta1").is_none());
+    assert!(api_resource_list("nope", "v1").is_none());
+}
+
+#[test]
+fn aggregated_core_and_groups() {
+    for (v, api_version) in [
+        (AggVersion::V2, "apidiscovery.k8s.io/v2"),
+        (AggVersion::V2Beta1, "apidiscovery.k8s.io/v2beta1"),
+    ] {
+        let core = aggregated(true, v);
+        assert_eq!(core["kind"], "APIGroupDiscoveryList");
+        assert_eq!(core["apiVersion"], api_version);
+        let items = core["items"].as_array().unwrap();
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["metadata"]["name"], "");
+        let v1 = &items[0]["versions"][0];
+        assert_eq!(v1["version"], "v1");
+        assert_eq!(v1["freshness"], "Current");
+        let pods = v1["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["resource"] == "pods")
+            .unwrap();
+        assert_eq!(pods["scope"], "Namespaced");
+        assert_eq!(pods["singularResource"], "pod");
+        assert_eq!(pods["shortNames"], serde_json::json!(["po"]));
+        assert_eq!(pods["responseKind"]["kind"], "Pod");
+        assert_eq!(pods["responseKind"]["version"], "v1");
+    }
+    let apis = aggregated(false, AggVersion::V2);
+    let items = apis["items"].as_array().unwrap();
+    assert_eq!(items[0]["metadata"]["name"], "apiregistration.k8s.io");
+    assert!(items.iter().all(|i| i["metadata"]["name"] != ""));
+    let apps = items
+        .iter()
+        .find(|i| i["metadata"]["name"] == "apps")
+        .unwrap();
+    let deploy = apps["versions"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "deployments")
+        .unwrap();
+    let scale = deploy["subresources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["subresource"] == "scale")
+        .unwrap();
+    assert_eq!(
+        scale["responseKind"],
+        serde_json::json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
+    );
+    assert_eq!(
+        scale["verbs"],
+        serde_json::json!(["get", "patch", "update"])
+    );
+    let autoscaling = items
+        .iter()
+        .find(|i| i["metadata"]["name"] == "autoscaling")
+        .unwrap();
+    assert_eq!(autoscaling["versions"][0]["version"], "v2");
+    let ns_scoped = items
+        .iter()
+        .find(|i| i["metadata"]["name"] == "rbac.authorization.k8s.io")
+        .unwrap()["versions"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "clusterroles")
+        .unwrap()["scope"]
+        .clone();
+    assert_eq!(ns_scoped, "Cluster");
+}
+
+#[test]
+fn openapi_root_lists_every_doc_with_stable_hash() {
+    let root = openapi_v3_root();
+    let paths = root["paths"].as_object().unwrap();
+    for p in [
+        "api",
+        "api/v1",
+        "apis",
+        "apis/apps",
+        "apis/apps/v1",
+        "apis/autoscaling/v1",
+        "version",
+    ] {
+        let url = paths[p]["serverRelativeURL"].as_str().unwrap();
+        let (_, hash) = openapi_v3_doc(p).unwrap();
+        assert_eq!(url, format!("/openapi/v3/{p}?hash={hash}"));
+        assert_eq!(hash.len(), 128);
+    }
+    assert_eq!(openapi_v3_root(), root);
+    assert_eq!(
+        openapi_v3_doc("/api/v1/").unwrap().1,
+        openapi_v3_doc("api/v1").unwrap().1
+    );
+    assert!(openapi_v3_doc("apis/apps/v1beta1").is_none());
+}
+
+fn find_op<'a>(d: &'a Value, path: &str, method: &str) -> &'a Value {
+    &d["paths"][path][method]
+}
+
+#[test]
+fn openapi_patch_operation_is_what_kubectl_checks() {
+    let d = doc("api/v1");
+    assert_eq!(d["openapi"], "3.0.0");
+    assert_eq!(d["info"]["version"], "v1.34.1");
+    let patch = find_op(&d, "/api/v1/namespaces/{namespace}/pods/{name}", "patch");
+    assert_eq!(patch["operationId"], "patchCoreV1NamespacedPod");
+    assert_eq!(patch["x-kubernetes-action"], "patch");
+    assert_eq!(
+        patch["x-kubernetes-group-version-kind"],
+        serde_json::json!({"group": "", "kind": "Pod", "version": "v1"})
+    );
+    let names: Vec<(&str, &str)> = patch["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["in"].as_str().unwrap()))
+        .collect();
+    assert!(names.contains(&("fieldValidation", "query")));
+    assert!(names.contains(&("force", "query")));
+    let fv = patch["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "fieldValidation")
+        .unwrap();
+    assert!(fv["description"].as_str().unwrap().contains("Strict"));
+    let content: Vec<&String> = patch["requestBody"]["content"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        content,
+        [
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json"
+        ]
+    );
+    assert_eq!(
+        patch["requestBody"]["content"]["application/strategic-merge-patch+json"]["schema"]["$ref"],
+        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+    );
+}
+
+#[test]
+fn openapi_collection_and_item_operations() {
+    let d = doc("api/v1");
+    let coll = &d["paths"]["/api/v1/namespaces/{namespace}/pods"];
+    assert_eq!(coll["get"]["operationId"], "listCoreV1NamespacedPod");
+    assert_eq!(coll["get"]["x-kubernetes-action"], "list");
+    assert_eq!(coll["post"]["x-kubernetes-action"], "post");
+    assert_eq!(
+        coll["post"]["requestBody"]["content"]["*/*"]["schema"]["$ref"],
+        "#/components/schemas/io.k8s.api.core.v1.Pod"
+    );
+    assert_eq!(
+        coll["post"]["responses"]["201"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/io.k8s.api.core.v1.Pod"
+    );
+    assert_eq!(
+        coll["delete"]["operationId"],
+        "deleteCoreV1CollectionNamespacedPod"
+    );
+    assert_eq!(coll["delete"]["x-kubernetes-action"], "deletecollection");
+    let list_params: Vec<&str> = coll["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(list_params.contains(&"labelSelector") && list_params.contains(&"watch"));
+    assert_eq!(
+        d["paths"]["/api/v1/pods"]["get"]["operationId"],
+        "listCoreV1PodForAllNamespaces"
+    );
+    let item = &d["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"];
+    for (m, id) in [
+        ("get", "readCoreV1NamespacedPod"),
+        ("put", "replaceCoreV1NamespacedPod"),
+        ("delete", "deleteCoreV1NamespacedPod"),
+    ] {
+        assert_eq!(item[m]["operationId"], id);
+    }
+    let status = &d["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/status"];
+    assert_eq!(
+        status["patch"]["operationId"],
+        "patchCoreV1NamespacedPodStatus"
+    );
+    assert!(d["paths"]["/api/v1/nodes/{name}"]["get"].is_object());
+    assert!(d["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/exec"].is_null());
+
+    let apps = doc("apis/apps/v1");
+    let scale = &apps["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"];
+    assert_eq!(
+        scale["patch"]["operationId"],
+        "patchAppsV1NamespacedDeploymentScale"
+    );
+    assert_eq!(
+        scale["patch"]["x-kubernetes-group-version-kind"],
+        serde_json::json!({"group": "autoscaling", "kind": "Scale", "version": "v1"})
+    );
+    assert_eq!(
+        scale["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/io.k8s.api.autoscaling.v1.Scale"
+    );
+    let rbac = doc("apis/rbac.authorization.k8s.io/v1");
+    assert!(
+        rbac["paths"]["/apis/rbac.authorization.k8s.io/v1/clusterroles"]["get"]["operationId"]
+            == "listRbacAuthorizationV1ClusterRole"
+    );
+}
+
+#[test]
+fn openapi_schemas_carry_gvk_refs_and_extensions() {
+    let d = doc("api/v1");
+    let schemas = d["components"]["schemas"].as_object().unwrap();
+    let pod = &schemas["io.k8s.api.core.v1.Pod"];
+    assert_eq!(
+        pod["x-kubernetes-group-version-kind"],
+        serde_json::json!([{"group": "", "kind": "Pod", "version": "v1"}])
+    );
+    assert_eq!(
+        pod["properties"]["spec"]["allOf"][0]["$ref"],
+        "#/components/schemas/io.k8s.api.core.v1.PodSpec"
+    );
+    assert_eq!(pod["properties"]["spec"]["default"], serde_json::json!({}));
+    assert!(pod["properties"]["spec"]["description"].is_string());
+    let containers = &schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
+    assert_eq!(containers["type"], "array");
+    assert_eq!(
+        containers["x-kubernetes-list-map-keys"],
+        serde_json::json!(["name"])
+    );
+    assert_eq!(containers["x-kubernetes-list-type"], "map");
+    assert_eq!(containers["x-kubernetes-patch-merge-key"], "name");
+    assert_eq!(containers["x-kubernetes-patch-strategy"], "merge");
+    let ios = &schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
+    assert_eq!(ios["x-kubernetes-int-or-string"], true);
+    assert_eq!(ios["format"], "int-or-string");
+    // Everything referenced is present.
+    let text = serde_json::to_string(&d).unwrap();
+    for part in text.split("\"#/components/schemas/").skip(1) {
+        let name = &part[..part.find('"').unwrap()];
+        assert!(schemas.contains_key(name), "missing {name}");
+    }
+    // Another group's kinds are not dragged in.
+    assert!(!schemas.contains_key("io.k8s.api.apps.v1.Deployment"));
+}
+
+#[test]
+fn every_served_patch_has_field_validation() {
+    for p in openapi_v3_paths() {
+        let d = doc(&p);
+        for (path, item) in d["paths"].as_object().unwrap() {
+            if let Some(patch) = item.get("patch") {
+                let ok = patch["parameters"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|q| q["name"] == "fieldValidation" && q["in"] == "query");
+                assert!(ok, "{path}");
+            }
+        }
+    }
+}
+
+#[test]
+fn etag_is_quoted_and_stable() {
+    let a = etag(b"hello");
+    assert!(a.starts_with('"') && a.ends_with('"'));
+    assert_eq!(a, etag(b"hello"));
+    assert_ne!(a, etag(b"hello!"));
+}
+
+/// Manual check helper: `KEELSON_DUMP_DIR=/tmp/d cargo test -p
+/// keelson-discovery dump -- --ignored` writes every document to disk.
+#[test]
+#[ignore]
+fn dump() {
+    let Ok(dir) = std::env::var("KEELSON_DUMP_DIR") else {
+        return;
+    };
+    let dir = std::path::Path::new(&dir);
+    let write = |name: &str, v: &[u8]| {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v).unwrap();
+    };
+    let j = |v: &Value| serde_json::to_vec(v).unwrap();
+    write("version", &j(&version_info()));
+    write("agg/api", &j(&aggregated(true, AggVersion::V2)));
+    write("agg/apis", &j(&aggregated(false, AggVersion::V2)));
+    write("openapi_root", &j(&openapi_v3_root()));
+    for p in openapi_v3_paths() {
+        write(
+            &format!("oa/{}", p.replace('/', "__")),
+            &openapi_v3_doc(&p).unwrap().0,
+        );
+    }
+}
