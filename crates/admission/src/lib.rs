@@ -1,0 +1,260 @@
+//! Keelson's admission service logic: what kube-apiserver does to a write
+//! between decoding the body and storing it, in its order: field validation
+//! (decoding against the schema), defaulting, NamespaceLifecycle, validation.
+//!
+//! [`LocalAdmission`] implements [`keelson_api::AdmissionApi`].
+#![forbid(unsafe_code)]
+// `ApiError` (a whole kube `Status`) is the contract's error type.
+#![allow(clippy::result_large_err)]
+
+mod decode;
+mod defaults;
+mod lifecycle;
+mod schema;
+mod validation;
+
+/// The catalog API this crate reads (one place to swap it).
+pub(crate) mod registry {
+    pub use keelson_registry::{catalog, Catalog, NameRule, ResourceInfo, Schema};
+}
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use keelson_api::{
+    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation, StoreApi,
+};
+use keelson_apimachinery::{ApiError, ApiResult, FieldError};
+use serde_json::Value;
+
+pub use decode::DecodeError;
+pub use lifecycle::IMMORTAL_NAMESPACES;
+
+use registry::{catalog, NameRule};
+use validation::MetaRules;
+
+/// Admission backed by the catalog and a store (for namespace lookups).
+pub struct LocalAdmission {
+    store: Arc<dyn StoreApi>,
+}
+
+impl LocalAdmission {
+    /// Admission that reads namespaces from `store`.
+    pub fn new(store: Arc<dyn StoreApi>) -> LocalAdmission {
+        LocalAdmission { store }
+    }
+}
+
+#[async_trait]
+impl AdmissionApi for LocalAdmission {
+    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+        match req.operation {
+            Operation::Delete => {
+                lifecycle::check_delete(&req.gr, &req.name)?;
+                Ok(AdmissionResponse::default())
+            }
+            Operation::Create | Operation::Update => self.admit_write(req).await,
+        }
+    }
+}
+
+/// Names used in error messages for one request.
+struct Names<'a> {
+    kind: &'a str,
+    version: &'a str,
+}
+
+impl Names<'_> {
+    /// kube's `transformDecodeError` wrapper.
+    fn cannot_handle(&self, inner: &str) -> String {
+        format!(
+            "{kind} in version {version:?} cannot be handled as a {kind}: {inner}",
+            kind = self.kind,
+            version = self.version
+        )
+    }
+}
+
+/// A decode failure on a patch: `422` with an empty kind and name, the
+/// patched object as the invalid value (kube's patch handler).
+fn patch_invalid(patched: &Value, msg: &str) -> ApiError {
+    let json = serde_json::to_string(patched).unwrap_or_default();
+    ApiError::invalid("", "", "", &[FieldError::invalid("patch", json, msg)])
+}
+
+impl LocalAdmission {
+    async fn admit_write(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+        let mut object = req
+            .object
+            .clone()
+            .ok_or_else(|| ApiError::bad_request("the request has no object to admit"))?;
+        let target = schema::target(&req.gr.group, &req.api_version, &req.gr.resource, &req.kind);
+        let kind = if req.kind.is_empty() {
+            target.info.map_or("", |i| i.kind.as_str())
+        } else {
+            req.kind.as_str()
+        };
+        let names = Names {
+            kind,
+            version: req
+                .api_version
+                .rsplit('/')
+                .next()
+                .unwrap_or(&req.api_version),
+        };
+        // A subresource with its own kind (a Scale on /scale) is not the
+        // resource's object: only the namespace checks apply to it.
+        let own_kind = target.info.is_none_or(|i| i.kind == kind);
+        let mut warnings = Vec::new();
+
+        // 1. Decoding: wrong types, unknown and duplicate fields.
+        if let Some((root, root_def)) = target.root {
+            // Kept only for a patch's error message.
+            let received = if req.is_patch {
+                object.clone()
+            } else {
+                Value::Null
+            };
+            let report = decode::decode(
+                catalog(),
+                root,
+                root_def,
+                &mut object,
+                req.raw_body.as_deref(),
+            );
+            if let Some(e) = report.error {
+                return Err(if req.is_patch {
+                    patch_invalid(&received, &e.to_string())
+                } else {
+                    ApiError::bad_request(names.cannot_handle(&e.to_string()))
+                });
+            }
+            if !report.strict.is_empty() {
+                match req.field_validation {
+                    FieldValidation::Strict => {
+                        let msg = format!("strict decoding error: {}", report.strict.join(", "));
+                        return Err(if req.is_patch {
+                            patch_invalid(&received, &msg)
+                        } else {
+                            ApiError::bad_request(names.cannot_handle(&msg))
+                        });
+                    }
+                    FieldValidation::Warn => warnings = report.strict,
+                    FieldValidation::Ignore => {}
+                }
+            }
+        } else if !object.is_object() {
+            let inner = format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(&object)
+            );
+            return Err(ApiError::bad_request(names.cannot_handle(&inner)));
+        }
+
+        let namespaced = target
+            .info
+            .map_or(!req.namespace.is_empty(), |i| i.namespaced);
+        if own_kind {
+            ensure_namespace(&mut object, &req.namespace, namespaced)?;
+            // 2. Defaulting.
+            let group = target
+                .info
+                .map_or(req.gr.group.as_str(), |i| i.group.as_str());
+            defaults::apply(
+                group,
+                kind,
+                req.operation,
+                &req.subresource,
+                &mut object,
+                req.old_object.as_ref(),
+            );
+        }
+
+        // 3. NamespaceLifecycle.
+        let display_name = display_name(&req.name, &object);
+        if req.operation == Operation::Create && namespaced {
+            lifecycle::check_create(&*self.store, &req.gr, &req.namespace, &display_name).await?;
+        }
+
+        // 4. Validation.
+        if own_kind {
+            let rules = MetaRules {
+                name_rule: target.info.map_or(NameRule::Subdomain, |i| i.name_rule),
+                namespaced,
+            };
+            let mut errs = validation::validate_meta(object.get("metadata"), rules);
+            if let Some((root, _)) = target.root {
+                errs.extend(validation::required_fields(catalog(), root, &object));
+            }
+            if !errs.is_empty() {
+                let group = target
+                    .info
+                    .map_or(req.gr.group.as_str(), |i| i.group.as_str());
+                return Err(ApiError::invalid(group, kind, &display_name, &errs));
+            }
+        }
+
+        Ok(AdmissionResponse {
+            object: Some(object),
+            warnings,
+        })
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The name kube shows for the object: its name, else its generateName.
+fn display_name(request_name: &str, object: &Value) -> String {
+    let meta = |k: &str| {
+        object
+            .get("metadata")
+            .and_then(|m| m.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    [meta("name"), request_name.to_string(), meta("generateName")]
+        .into_iter()
+        .find(|n| !n.is_empty())
+        .unwrap_or_default()
+}
+
+/// kube's `EnsureObjectNamespaceMatchesRequestNamespace`: an empty namespace
+/// takes the request's, a cluster-scoped object loses its namespace, and a
+/// different one is a `400`.
+fn ensure_namespace(object: &mut Value, request_ns: &str, namespaced: bool) -> ApiResult<()> {
+    let expected = if namespaced { request_ns } else { "" };
+    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
+        if !expected.is_empty() {
+            keelson_apimachinery::meta::set_meta_str(object, "namespace", expected);
+        }
+        return Ok(());
+    };
+    let current = meta
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if current == expected {
+        return Ok(());
+    }
+    if current.is_empty() {
+        meta.insert("namespace".into(), expected.into());
+    } else if expected.is_empty() {
+        meta.shift_remove("namespace");
+    } else {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    Ok(())
+}

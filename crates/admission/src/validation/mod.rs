@@ -1,0 +1,9 @@
+//! Validation (`422 Invalid`): object metadata as
+//! `k8s.io/apimachinery/pkg/api/validation/objectmeta.go` does it, and the
+//! schema's required fields.
+
+mod objectmeta;
+mod required;
+
+pub(crate) use objectmeta::{validate_meta, MetaRules};
+pub(crate) use required::required_fields;

@@ -1,0 +1,109 @@
+//! A tiny in-memory `StoreApi` for admission tests (the real store is
+//! another crate).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use keelson_admission::LocalAdmission;
+use keelson_api::{
+    AdmissionRequest, ApiError, ApiResult, CreateOptions, DeleteOptions, DeleteOutcome,
+    FieldValidation, GroupResource, ListResult, ObjectKey, Operation, StoreApi, UpdateOptions,
+};
+use serde_json::{json, Value};
+
+#[derive(Default)]
+pub struct MemStore {
+    objects: Mutex<HashMap<ObjectKey, Value>>,
+}
+
+#[async_trait]
+impl StoreApi for MemStore {
+    async fn create(&self, key: &ObjectKey, object: Value, _: CreateOptions) -> ApiResult<Value> {
+        let mut m = self.objects.lock().unwrap();
+        if m.contains_key(key) {
+            return Err(ApiError::already_exists(&key.gr, &key.name));
+        }
+        m.insert(key.clone(), object.clone());
+        Ok(object)
+    }
+    async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
+        let m = self.objects.lock().unwrap();
+        m.get(key)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&key.gr, &key.name))
+    }
+    async fn update(&self, key: &ObjectKey, object: Value, _: UpdateOptions) -> ApiResult<Value> {
+        self.objects
+            .lock()
+            .unwrap()
+            .insert(key.clone(), object.clone());
+        Ok(object)
+    }
+    async fn delete(&self, key: &ObjectKey, _: DeleteOptions) -> ApiResult<DeleteOutcome> {
+        let mut m = self.objects.lock().unwrap();
+        m.remove(key)
+            .map(DeleteOutcome::Deleted)
+            .ok_or_else(|| ApiError::not_found(&key.gr, &key.name))
+    }
+    async fn list(&self, gr: &GroupResource, ns: Option<&str>) -> ApiResult<ListResult> {
+        let m = self.objects.lock().unwrap();
+        let items = m
+            .iter()
+            .filter(|(k, _)| k.gr == *gr && ns.is_none_or(|n| n == k.namespace))
+            .map(|(_, v)| v.clone())
+            .collect();
+        Ok(ListResult {
+            items,
+            resource_version: 1,
+        })
+    }
+    async fn current_revision(&self) -> ApiResult<u64> {
+        Ok(1)
+    }
+}
+
+/// Admission over a store holding namespace `default` (Active) and
+/// `doomed` (Terminating).
+pub async fn admission() -> LocalAdmission {
+    let store = MemStore::default();
+    let ns = GroupResource::new("", "namespaces");
+    for (name, phase) in [("default", "Active"), ("doomed", "Terminating")] {
+        let obj = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": name}, "status": {"phase": phase}});
+        store
+            .create(
+                &ObjectKey::new(ns.clone(), "", name),
+                obj,
+                CreateOptions::default(),
+            )
+            .await
+            .unwrap();
+    }
+    LocalAdmission::new(Arc::new(store))
+}
+
+/// A create request for `object` of `group`/`resource` in `namespace`.
+pub fn create(group: &str, resource: &str, namespace: &str, object: Value) -> AdmissionRequest {
+    let api_version = object["apiVersion"].as_str().unwrap_or("v1").to_string();
+    let kind = object["kind"].as_str().unwrap_or("").to_string();
+    let name = object["metadata"]["name"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    AdmissionRequest {
+        operation: Operation::Create,
+        gr: GroupResource::new(group, resource),
+        api_version,
+        kind,
+        namespace: namespace.into(),
+        name,
+        subresource: String::new(),
+        object: Some(object),
+        old_object: None,
+        raw_body: None,
+        is_patch: false,
+        field_validation: FieldValidation::Warn,
+        dry_run: false,
+    }
+}
