@@ -451,6 +451,13 @@ async fn list(cx: &Ctx<'_>) -> ApiResult<Reply> {
     Ok(Reply::ok(list_object(cx, items, Some(rv))))
 }
 
+/// The write options every admission call carries.
+#[derive(Clone, Copy)]
+struct WriteOpts {
+    fv: FieldValidation,
+    dry: bool,
+}
+
 async fn admit(
     cx: &Ctx<'_>,
     operation: Operation,
@@ -458,8 +465,7 @@ async fn admit(
     old_object: Option<Value>,
     raw_body: Option<Vec<u8>>,
     is_patch: bool,
-    fv: FieldValidation,
-    dry_run: bool,
+    opts: WriteOpts,
 ) -> ApiResult<(Option<Value>, Vec<String>)> {
     let name = object
         .as_ref()
@@ -481,8 +487,8 @@ async fn admit(
             old_object,
             raw_body,
             is_patch,
-            field_validation: fv,
-            dry_run,
+            field_validation: opts.fv,
+            dry_run: opts.dry,
         })
         .await?;
     Ok((resp.object, resp.warnings))
@@ -505,7 +511,7 @@ async fn create_object(
         m.remove("deletionTimestamp");
         m.remove("deletionGracePeriodSeconds");
     }
-    let (admitted, warnings) = admit(cx, Operation::Create, Some(obj), None, raw, false, fv, dry)
+    let (admitted, warnings) = admit(cx, Operation::Create, Some(obj), None, raw, false, WriteOpts { fv, dry })
         .await
         .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
@@ -590,8 +596,7 @@ async fn write_update(
         Some(old),
         raw,
         is_patch,
-        fv,
-        dry,
+        WriteOpts { fv, dry },
     )
     .await
     .map_err(plain)?;
@@ -711,8 +716,10 @@ async fn delete_one(
         Some(old.clone()),
         None,
         false,
-        FieldValidation::Ignore,
-        dry,
+        WriteOpts {
+            fv: FieldValidation::Ignore,
+            dry,
+        },
     )
     .await?;
     let gr = cx.gr();

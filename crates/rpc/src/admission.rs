@@ -1,0 +1,200 @@
+//! The admission service: server adapter over an `AdmissionApi` and the
+//! remote client.
+
+use std::sync::Arc;
+
+use keelson_api::{AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation};
+use keelson_apimachinery::ApiResult;
+use tonic::transport::Channel;
+use tonic::{Request, Response, Status};
+
+use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
+use crate::convert::{bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, missing, to_json_bytes};
+use crate::error::RpcError;
+use crate::pb::admission as pb;
+use crate::pb::admission::admission_client::AdmissionClient;
+use crate::pb::admission::admission_server::{Admission, AdmissionServer};
+use crate::pb::common::{ReadyRequest, ReadyResponse};
+use crate::status::{from_grpc_status, to_grpc_status};
+
+const SERVICE: &str = "admission";
+
+fn operation_to_pb(op: Operation) -> pb::Operation {
+    match op {
+        Operation::Create => pb::Operation::Create,
+        Operation::Update => pb::Operation::Update,
+        Operation::Delete => pb::Operation::Delete,
+    }
+}
+
+fn operation_from_pb(v: i32) -> ApiResult<Operation> {
+    match pb::Operation::try_from(v) {
+        Ok(pb::Operation::Create) => Ok(Operation::Create),
+        Ok(pb::Operation::Update) => Ok(Operation::Update),
+        Ok(pb::Operation::Delete) => Ok(Operation::Delete),
+        _ => Err(bad_enum(SERVICE, "operation", v)),
+    }
+}
+
+fn field_validation_to_pb(fv: FieldValidation) -> pb::FieldValidation {
+    match fv {
+        FieldValidation::Ignore => pb::FieldValidation::Ignore,
+        FieldValidation::Warn => pb::FieldValidation::Warn,
+        FieldValidation::Strict => pb::FieldValidation::Strict,
+    }
+}
+
+/// Unspecified means Warn, kube's default for an empty `fieldValidation`.
+fn field_validation_from_pb(v: i32) -> ApiResult<FieldValidation> {
+    match pb::FieldValidation::try_from(v) {
+        Ok(pb::FieldValidation::Ignore) => Ok(FieldValidation::Ignore),
+        Ok(pb::FieldValidation::Unspecified | pb::FieldValidation::Warn) => {
+            Ok(FieldValidation::Warn)
+        }
+        Ok(pb::FieldValidation::Strict) => Ok(FieldValidation::Strict),
+        Err(_) => Err(bad_enum(SERVICE, "field validation", v)),
+    }
+}
+
+fn request_from_pb(r: pb::AdmitRequest) -> ApiResult<AdmissionRequest> {
+    let object = match &r.object {
+        Some(b) => Some(from_json_bytes(SERVICE, "object", b)?),
+        None => None,
+    };
+    let old_object = match &r.old_object {
+        Some(b) => Some(from_json_bytes(SERVICE, "old_object", b)?),
+        None => None,
+    };
+    Ok(AdmissionRequest {
+        operation: operation_from_pb(r.operation)?,
+        gr: gr_from_pb(r.gr.ok_or_else(|| missing(SERVICE, "gr"))?),
+        api_version: r.api_version,
+        kind: r.kind,
+        namespace: r.namespace,
+        name: r.name,
+        subresource: r.subresource,
+        object,
+        old_object,
+        raw_body: r.raw_body,
+        is_patch: r.is_patch,
+        field_validation: field_validation_from_pb(r.field_validation)?,
+        dry_run: r.dry_run,
+    })
+}
+
+fn request_to_pb(r: AdmissionRequest) -> pb::AdmitRequest {
+    pb::AdmitRequest {
+        operation: operation_to_pb(r.operation).into(),
+        gr: Some(gr_to_pb(&r.gr)),
+        api_version: r.api_version,
+        kind: r.kind,
+        namespace: r.namespace,
+        name: r.name,
+        subresource: r.subresource,
+        object: r.object.as_ref().map(to_json_bytes),
+        old_object: r.old_object.as_ref().map(to_json_bytes),
+        raw_body: r.raw_body,
+        is_patch: r.is_patch,
+        field_validation: field_validation_to_pb(r.field_validation).into(),
+        dry_run: r.dry_run,
+    }
+}
+
+/// gRPC server adapter over a local [`AdmissionApi`].
+#[derive(Clone)]
+pub struct AdmissionGrpc {
+    api: Arc<dyn AdmissionApi>,
+}
+
+impl AdmissionGrpc {
+    /// Wrap a local admission implementation.
+    pub fn new(api: Arc<dyn AdmissionApi>) -> Self {
+        AdmissionGrpc { api }
+    }
+
+    /// The tonic service, with Keelson's message size limits.
+    pub fn into_server(self) -> AdmissionServer<AdmissionGrpc> {
+        AdmissionServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// Shorthand for `AdmissionGrpc::new(api).into_server()`.
+    pub fn server(api: Arc<dyn AdmissionApi>) -> AdmissionServer<AdmissionGrpc> {
+        Self::new(api).into_server()
+    }
+}
+
+#[tonic::async_trait]
+impl Admission for AdmissionGrpc {
+    async fn admit(
+        &self,
+        req: Request<pb::AdmitRequest>,
+    ) -> Result<Response<pb::AdmitResponse>, Status> {
+        let areq = request_from_pb(req.into_inner()).map_err(|e| to_grpc_status(&e))?;
+        let out = self.api.admit(areq).await.map_err(|e| to_grpc_status(&e))?;
+        Ok(Response::new(pb::AdmitResponse {
+            object: out.object.as_ref().map(to_json_bytes),
+            warnings: out.warnings,
+        }))
+    }
+
+    async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
+        self.api.ready().await.map_err(|e| to_grpc_status(&e))?;
+        Ok(Response::new(ReadyResponse {}))
+    }
+}
+
+/// An [`AdmissionApi`] served by a remote admission service. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct RemoteAdmission {
+    client: AdmissionClient<Channel>,
+}
+
+impl RemoteAdmission {
+    /// A client for `endpoint` (`http://host:port`), connected on first use
+    /// and reconnected after the peer restarts. Needs a Tokio runtime.
+    pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
+        Ok(Self::from_channel(lazy_channel(endpoint)?))
+    }
+
+    /// A client over an existing channel.
+    pub fn from_channel(channel: Channel) -> Self {
+        RemoteAdmission {
+            client: AdmissionClient::new(channel)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl AdmissionApi for RemoteAdmission {
+    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+        let resp = self
+            .client
+            .clone()
+            .admit(request_to_pb(req))
+            .await
+            .map_err(|s| from_grpc_status(SERVICE, &s))?
+            .into_inner();
+        let object = match &resp.object {
+            Some(b) => Some(from_json_bytes(SERVICE, "object", b)?),
+            None => None,
+        };
+        Ok(AdmissionResponse {
+            object,
+            warnings: resp.warnings,
+        })
+    }
+
+    /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.
+    async fn ready(&self) -> ApiResult<()> {
+        self.client
+            .clone()
+            .ready(ReadyRequest {})
+            .await
+            .map_err(|s| from_grpc_status(SERVICE, &s))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,37 @@
+//! Keelson's internal gRPC layer.
+//!
+//! The contracts live in `proto/` and are compiled by `build.rs` into [`pb`].
+//! For each service trait of `keelson-api` this crate has:
+//!
+//! - a **server adapter** ([`StoreGrpc`], [`AdmissionGrpc`], [`MergeGrpc`])
+//!   that decodes a request, calls the local implementation and encodes the
+//!   answer;
+//! - a **remote client** ([`RemoteStore`], [`RemoteAdmission`],
+//!   [`RemoteMerge`]) implementing the same trait over a lazily connected
+//!   tonic channel, so callers cannot tell local from remote.
+//!
+//! Errors cross the wire one way only (see [`status`]): an `ApiError`
+//! travels as a gRPC status whose details hold the Kubernetes `Status` JSON
+//! and comes back identical; a transport failure becomes `503`.
+#![forbid(unsafe_code)]
+// `ApiError` (a full Kubernetes Status) is the error of every service trait;
+// boxing it only here would just move the allocation around.
+#![allow(clippy::result_large_err)]
+
+mod admission;
+mod channel;
+mod convert;
+mod error;
+mod merge;
+pub mod pb;
+mod serve;
+pub mod service;
+pub mod status;
+mod store;
+
+pub use admission::{AdmissionGrpc, RemoteAdmission};
+pub use channel::{lazy_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE};
+pub use error::RpcError;
+pub use merge::{MergeGrpc, RemoteMerge};
+pub use serve::{serve, serve_with_grace, SHUTDOWN_GRACE};
+pub use store::{RemoteStore, StoreGrpc};

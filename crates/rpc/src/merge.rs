@@ -1,0 +1,147 @@
+//! The merge service: server adapter over a `MergeApi` and the remote client.
+
+use std::sync::Arc;
+
+use keelson_api::{MergeApi, PatchRequest, PatchType};
+use keelson_apimachinery::ApiResult;
+use serde_json::Value;
+use tonic::transport::Channel;
+use tonic::{Request, Response, Status};
+
+use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
+use crate::convert::{bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, missing, to_json_bytes};
+use crate::error::RpcError;
+use crate::pb::common::{ReadyRequest, ReadyResponse};
+use crate::pb::merge as pb;
+use crate::pb::merge::merge_client::MergeClient;
+use crate::pb::merge::merge_server::{Merge, MergeServer};
+use crate::status::{from_grpc_status, to_grpc_status};
+
+const SERVICE: &str = "merge";
+
+fn patch_type_to_pb(t: PatchType) -> pb::PatchType {
+    match t {
+        PatchType::Json => pb::PatchType::Json,
+        PatchType::Merge => pb::PatchType::Merge,
+        PatchType::StrategicMerge => pb::PatchType::StrategicMerge,
+        PatchType::Apply => pb::PatchType::Apply,
+    }
+}
+
+fn patch_type_from_pb(v: i32) -> ApiResult<PatchType> {
+    match pb::PatchType::try_from(v) {
+        Ok(pb::PatchType::Json) => Ok(PatchType::Json),
+        Ok(pb::PatchType::Merge) => Ok(PatchType::Merge),
+        Ok(pb::PatchType::StrategicMerge) => Ok(PatchType::StrategicMerge),
+        Ok(pb::PatchType::Apply) => Ok(PatchType::Apply),
+        _ => Err(bad_enum(SERVICE, "patch type", v)),
+    }
+}
+
+fn request_from_pb(r: pb::PatchRequest) -> ApiResult<PatchRequest> {
+    Ok(PatchRequest {
+        patch_type: patch_type_from_pb(r.patch_type)?,
+        gr: gr_from_pb(r.gr.ok_or_else(|| missing(SERVICE, "gr"))?),
+        kind: r.kind,
+        original: from_json_bytes(SERVICE, "original", &r.original)?,
+        patch: r.patch,
+    })
+}
+
+/// gRPC server adapter over a local [`MergeApi`].
+#[derive(Clone)]
+pub struct MergeGrpc {
+    api: Arc<dyn MergeApi>,
+}
+
+impl MergeGrpc {
+    /// Wrap a local merge implementation.
+    pub fn new(api: Arc<dyn MergeApi>) -> Self {
+        MergeGrpc { api }
+    }
+
+    /// The tonic service, with Keelson's message size limits.
+    pub fn into_server(self) -> MergeServer<MergeGrpc> {
+        MergeServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// Shorthand for `MergeGrpc::new(api).into_server()`.
+    pub fn server(api: Arc<dyn MergeApi>) -> MergeServer<MergeGrpc> {
+        Self::new(api).into_server()
+    }
+}
+
+#[tonic::async_trait]
+impl Merge for MergeGrpc {
+    async fn patch(
+        &self,
+        req: Request<pb::PatchRequest>,
+    ) -> Result<Response<pb::PatchResponse>, Status> {
+        let preq = request_from_pb(req.into_inner()).map_err(|e| to_grpc_status(&e))?;
+        let out = self.api.patch(preq).await.map_err(|e| to_grpc_status(&e))?;
+        Ok(Response::new(pb::PatchResponse {
+            object: to_json_bytes(&out),
+        }))
+    }
+
+    async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
+        self.api.ready().await.map_err(|e| to_grpc_status(&e))?;
+        Ok(Response::new(ReadyResponse {}))
+    }
+}
+
+/// A [`MergeApi`] served by a remote merge service. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct RemoteMerge {
+    client: MergeClient<Channel>,
+}
+
+impl RemoteMerge {
+    /// A client for `endpoint` (`http://host:port`), connected on first use
+    /// and reconnected after the peer restarts. Needs a Tokio runtime.
+    pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
+        Ok(Self::from_channel(lazy_channel(endpoint)?))
+    }
+
+    /// A client over an existing channel.
+    pub fn from_channel(channel: Channel) -> Self {
+        RemoteMerge {
+            client: MergeClient::new(channel)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MergeApi for RemoteMerge {
+    async fn patch(&self, req: PatchRequest) -> ApiResult<Value> {
+        let preq = pb::PatchRequest {
+            patch_type: patch_type_to_pb(req.patch_type).into(),
+            gr: Some(gr_to_pb(&req.gr)),
+            kind: req.kind,
+            original: to_json_bytes(&req.original),
+            patch: req.patch,
+        };
+        let resp = self
+            .client
+            .clone()
+            .patch(preq)
+            .await
+            .map_err(|s| from_grpc_status(SERVICE, &s))?
+            .into_inner();
+        from_json_bytes(SERVICE, "object", &resp.object)
+    }
+
+    /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.
+    async fn ready(&self) -> ApiResult<()> {
+        self.client
+            .clone()
+            .ready(ReadyRequest {})
+            .await
+            .map_err(|s| from_grpc_status(SERVICE, &s))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,353 @@
+//! The store service: server adapter over a `StoreApi` and the remote client.
+
+use std::sync::Arc;
+
+use keelson_api::{
+    CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+};
+use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
+use serde_json::Value;
+use tonic::transport::Channel;
+use tonic::{Request, Response, Status};
+
+use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
+use crate::convert::{
+    bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, key_from_pb, key_to_pb, missing, to_json_bytes,
+};
+use crate::error::RpcError;
+use crate::pb::common::{ReadyRequest, ReadyResponse};
+use crate::pb::store as pb;
+use crate::pb::store::store_client::StoreClient;
+use crate::pb::store::store_server::{Store, StoreServer};
+use crate::status::{from_grpc_status, to_grpc_status};
+
+const SERVICE: &str = "store";
+
+/// Target size of one streamed list chunk (well under [`MAX_MESSAGE_SIZE`]).
+const LIST_CHUNK_BYTES: usize = 4 * 1024 * 1024;
+
+fn status(e: ApiError) -> Status {
+    to_grpc_status(&e)
+}
+
+/// gRPC server adapter: decodes requests, calls the local [`StoreApi`],
+/// encodes answers.
+#[derive(Clone)]
+pub struct StoreGrpc {
+    api: Arc<dyn StoreApi>,
+}
+
+impl StoreGrpc {
+    /// Wrap a local store.
+    pub fn new(api: Arc<dyn StoreApi>) -> Self {
+        StoreGrpc { api }
+    }
+
+    /// The tonic service, with Keelson's message size limits.
+    pub fn into_server(self) -> StoreServer<StoreGrpc> {
+        StoreServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    }
+
+    /// Shorthand for `StoreGrpc::new(api).into_server()`.
+    pub fn server(api: Arc<dyn StoreApi>) -> StoreServer<StoreGrpc> {
+        Self::new(api).into_server()
+    }
+}
+
+/// Split a list into chunks of about [`LIST_CHUNK_BYTES`]; always at least
+/// one chunk so the revision arrives for an empty list.
+fn list_chunks(list: ListResult) -> Vec<Result<pb::ListChunk, Status>> {
+    let rv = list.resource_version;
+    let mut chunks = Vec::new();
+    let mut items = Vec::new();
+    let mut size = 0;
+    for item in &list.items {
+        let b = to_json_bytes(item);
+        if size + b.len() > LIST_CHUNK_BYTES && !items.is_empty() {
+            chunks.push(Ok(pb::ListChunk {
+                items: std::mem::take(&mut items),
+                resource_version: rv,
+            }));
+            size = 0;
+        }
+        size += b.len();
+        items.push(b);
+    }
+    if !items.is_empty() || chunks.is_empty() {
+        chunks.push(Ok(pb::ListChunk {
+            items,
+            resource_version: rv,
+        }));
+    }
+    chunks
+}
+
+#[tonic::async_trait]
+impl Store for StoreGrpc {
+    async fn create(
+        &self,
+        req: Request<pb::CreateRequest>,
+    ) -> Result<Response<pb::ObjectResponse>, Status> {
+        let r = req.into_inner();
+        let key = key_from_pb(SERVICE, r.key).map_err(status)?;
+        let object = from_json_bytes(SERVICE, "object", &r.object).map_err(status)?;
+        let opts = CreateOptions {
+            dry_run: r.dry_run,
+            track_generation: r.track_generation,
+        };
+        let out = self.api.create(&key, object, opts).await.map_err(status)?;
+        Ok(Response::new(pb::ObjectResponse {
+            object: to_json_bytes(&out),
+        }))
+    }
+
+    async fn get(
+        &self,
+        req: Request<pb::GetRequest>,
+    ) -> Result<Response<pb::ObjectResponse>, Status> {
+        let key = key_from_pb(SERVICE, req.into_inner().key).map_err(status)?;
+        let out = self.api.get(&key).await.map_err(status)?;
+        Ok(Response::new(pb::ObjectResponse {
+            object: to_json_bytes(&out),
+        }))
+    }
+
+    async fn update(
+        &self,
+        req: Request<pb::UpdateRequest>,
+    ) -> Result<Response<pb::ObjectResponse>, Status> {
+        let r = req.into_inner();
+        let key = key_from_pb(SERVICE, r.key).map_err(status)?;
+        let object = from_json_bytes(SERVICE, "object", &r.object).map_err(status)?;
+        let opts = UpdateOptions {
+            dry_run: r.dry_run,
+            track_generation: r.track_generation,
+            create_if_missing: r.create_if_missing,
+        };
+        let out = self.api.update(&key, object, opts).await.map_err(status)?;
+        Ok(Response::new(pb::ObjectResponse {
+            object: to_json_bytes(&out),
+        }))
+    }
+
+    async fn delete(
+        &self,
+        req: Request<pb::DeleteRequest>,
+    ) -> Result<Response<pb::DeleteResponse>, Status> {
+        let r = req.into_inner();
+        let key = key_from_pb(SERVICE, r.key).map_err(status)?;
+        let opts = DeleteOptions {
+            dry_run: r.dry_run,
+            precondition_uid: r.precondition_uid,
+            precondition_resource_version: r.precondition_resource_version,
+            grace_period_seconds: r.grace_period_seconds,
+        };
+        let (outcome, object) = match self.api.delete(&key, opts).await.map_err(status)? {
+            DeleteOutcome::Deleted(v) => (pb::DeleteOutcome::Deleted, v),
+            DeleteOutcome::Marked(v) => (pb::DeleteOutcome::Marked, v),
+        };
+        Ok(Response::new(pb::DeleteResponse {
+            outcome: outcome.into(),
+            object: to_json_bytes(&object),
+        }))
+    }
+
+    type ListStream = tokio_stream::Iter<std::vec::IntoIter<Result<pb::ListChunk, Status>>>;
+
+    async fn list(
+        &self,
+        req: Request<pb::ListRequest>,
+    ) -> Result<Response<Self::ListStream>, Status> {
+        let r = req.into_inner();
+        let gr = r.gr.ok_or_else(|| status(missing(SERVICE, "gr")))?;
+        let list = self
+            .api
+            .list(&gr_from_pb(gr), r.namespace.as_deref())
+            .await
+            .map_err(status)?;
+        Ok(Response::new(tokio_stream::iter(list_chunks(list))))
+    }
+
+    async fn current_revision(
+        &self,
+        _req: Request<pb::CurrentRevisionRequest>,
+    ) -> Result<Response<pb::CurrentRevisionResponse>, Status> {
+        let revision = self.api.current_revision().await.map_err(status)?;
+        Ok(Response::new(pb::CurrentRevisionResponse { revision }))
+    }
+
+    async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
+        self.api.ready().await.map_err(|e| to_grpc_status(&e))?;
+        Ok(Response::new(ReadyResponse {}))
+    }
+}
+
+/// A [`StoreApi`] served by a remote store over gRPC. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct RemoteStore {
+    client: StoreClient<Channel>,
+}
+
+impl RemoteStore {
+    /// A client for `endpoint` (`http://host:port`), connected on first use
+    /// and reconnected after the peer restarts. Needs a Tokio runtime.
+    pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
+        Ok(Self::from_channel(lazy_channel(endpoint)?))
+    }
+
+    /// A client over an existing channel.
+    pub fn from_channel(channel: Channel) -> Self {
+        RemoteStore {
+            client: StoreClient::new(channel)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        }
+    }
+
+    fn client(&self) -> StoreClient<Channel> {
+        self.client.clone()
+    }
+}
+
+fn err(s: Status) -> ApiError {
+    from_grpc_status(SERVICE, &s)
+}
+
+#[async_trait::async_trait]
+impl StoreApi for RemoteStore {
+    async fn create(
+        &self,
+        key: &ObjectKey,
+        object: Value,
+        opts: CreateOptions,
+    ) -> ApiResult<Value> {
+        let req = pb::CreateRequest {
+            key: Some(key_to_pb(key)),
+            object: to_json_bytes(&object),
+            dry_run: opts.dry_run,
+            track_generation: opts.track_generation,
+        };
+        let resp = self.client().create(req).await.map_err(err)?.into_inner();
+        from_json_bytes(SERVICE, "object", &resp.object)
+    }
+
+    async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
+        let req = pb::GetRequest {
+            key: Some(key_to_pb(key)),
+        };
+        let resp = self.client().get(req).await.map_err(err)?.into_inner();
+        from_json_bytes(SERVICE, "object", &resp.object)
+    }
+
+    async fn update(
+        &self,
+        key: &ObjectKey,
+        object: Value,
+        opts: UpdateOptions,
+    ) -> ApiResult<Value> {
+        let req = pb::UpdateRequest {
+            key: Some(key_to_pb(key)),
+            object: to_json_bytes(&object),
+            dry_run: opts.dry_run,
+            track_generation: opts.track_generation,
+            create_if_missing: opts.create_if_missing,
+        };
+        let resp = self.client().update(req).await.map_err(err)?.into_inner();
+        from_json_bytes(SERVICE, "object", &resp.object)
+    }
+
+    async fn delete(&self, key: &ObjectKey, opts: DeleteOptions) -> ApiResult<DeleteOutcome> {
+        let req = pb::DeleteRequest {
+            key: Some(key_to_pb(key)),
+            dry_run: opts.dry_run,
+            precondition_uid: opts.precondition_uid,
+            precondition_resource_version: opts.precondition_resource_version,
+            grace_period_seconds: opts.grace_period_seconds,
+        };
+        let resp = self.client().delete(req).await.map_err(err)?.into_inner();
+        let object = from_json_bytes(SERVICE, "object", &resp.object)?;
+        match pb::DeleteOutcome::try_from(resp.outcome) {
+            Ok(pb::DeleteOutcome::Deleted) => Ok(DeleteOutcome::Deleted(object)),
+            Ok(pb::DeleteOutcome::Marked) => Ok(DeleteOutcome::Marked(object)),
+            _ => Err(bad_enum(SERVICE, "delete outcome", resp.outcome)),
+        }
+    }
+
+    async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult> {
+        let req = pb::ListRequest {
+            gr: Some(gr_to_pb(gr)),
+            namespace: namespace.map(str::to_string),
+        };
+        let mut stream = self.client().list(req).await.map_err(err)?.into_inner();
+        let mut items = Vec::new();
+        let mut resource_version = None;
+        while let Some(chunk) = stream.message().await.map_err(err)? {
+            resource_version.get_or_insert(chunk.resource_version);
+            for b in &chunk.items {
+                items.push(from_json_bytes(SERVICE, "list item", b)?);
+            }
+        }
+        let resource_version = resource_version.ok_or_else(|| missing(SERVICE, "list chunk"))?;
+        Ok(ListResult {
+            items,
+            resource_version,
+        })
+    }
+
+    async fn current_revision(&self) -> ApiResult<u64> {
+        let resp = self
+            .client()
+            .current_revision(pb::CurrentRevisionRequest {})
+            .await
+            .map_err(err)?
+            .into_inner();
+        Ok(resp.revision)
+    }
+
+    /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.
+    async fn ready(&self) -> ApiResult<()> {
+        self.client
+            .clone()
+            .ready(ReadyRequest {})
+            .await
+            .map_err(|s| from_grpc_status(SERVICE, &s))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empty_list_is_one_chunk_with_the_revision() {
+        let chunks = list_chunks(ListResult {
+            items: vec![],
+            resource_version: 7,
+        });
+        assert_eq!(chunks.len(), 1);
+        let c = chunks[0].as_ref().unwrap();
+        assert!(c.items.is_empty());
+        assert_eq!(c.resource_version, 7);
+    }
+
+    #[test]
+    fn big_lists_split_in_order() {
+        let blob = "x".repeat(1024 * 1024);
+        let items: Vec<Value> = (0..10).map(|i| json!({"i": i, "b": blob})).collect();
+        let chunks = list_chunks(ListResult {
+            items: items.clone(),
+            resource_version: 3,
+        });
+        assert!(chunks.len() >= 3, "{} chunks", chunks.len());
+        let back: Vec<Value> = chunks
+            .iter()
+            .flat_map(|c| c.as_ref().unwrap().items.clone())
+            .map(|b| serde_json::from_slice(&b).unwrap())
+            .collect();
+        assert_eq!(back, items);
+    }
+}

@@ -1,0 +1,223 @@
+//! `keelson-admission`: serves [`keelson_api::AdmissionApi`] (defaulting,
+//! validation, admission) over gRPC. Stateless; scale freely. Reads
+//! namespaces through a remote store.
+//!
+//! # Configuration
+//!
+//! | flag | env | config file key | default |
+//! |---|---|---|---|
+//! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7002` |
+//! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
+//! | `--config FILE` | `KEELSON_CONFIG` | | none |
+//!
+//! The optional `--config` file is TOML whose keys are the flag names.
+//! Precedence: defaults < config file < environment < flags. The store is
+//! dialled lazily, so this service may start before the store and
+//! reconnects after it restarts (calls meanwhile fail with `503`). Port `0`
+//! picks a free port; the bound address is printed on stdout as
+//! `listening on 127.0.0.1:PORT`. Logs go to stderr (`RUST_LOG`, default
+//! `info`). SIGTERM or ctrl-c drains in-flight calls and exits 0.
+#![forbid(unsafe_code)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Parser;
+use keelson_rpc::{AdmissionGrpc, RemoteStore};
+use serde::Deserialize;
+use tokio::net::TcpListener;
+
+/// Default gRPC listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7002";
+/// Default store endpoint.
+pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
+
+/// Why the service could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The config file could not be read or parsed.
+    #[error("config file {path}: {source}")]
+    ConfigFile {
+        path: PathBuf,
+        #[source]
+        source: config::ConfigError,
+    },
+    /// A configured value is invalid.
+    #[error("invalid {key} {value:?}: {reason}")]
+    InvalidValue {
+        key: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The store endpoint is unusable, or the gRPC server failed.
+    #[error(transparent)]
+    Rpc(#[from] keelson_rpc::RpcError),
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// gRPC listen address.
+    pub listen: SocketAddr,
+    /// The store service, `http://host:port`.
+    pub store_endpoint: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 7002)),
+            store_endpoint: DEFAULT_STORE_ENDPOINT.to_string(),
+        }
+    }
+}
+
+/// Command line (each flag also read from `KEELSON_<FLAG>`).
+#[derive(Debug, Parser)]
+#[command(name = "keelson-admission", version, about = "Keelson admission service (defaulting, validation, admission)")]
+pub struct Cli {
+    /// gRPC listen address [default: 127.0.0.1:7002]
+    #[arg(long, env = "KEELSON_LISTEN", value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// Store service endpoint [default: http://127.0.0.1:7001]
+    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
+    pub store_endpoint: Option<String>,
+    /// TOML config file whose keys are the flag names
+    #[arg(long, env = "KEELSON_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Keys accepted in the config file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FileConfig {
+    listen: Option<String>,
+    store_endpoint: Option<String>,
+}
+
+impl Cli {
+    /// Resolve flags and env over the config file over the defaults.
+    pub fn into_config(self) -> Result<Config, ServiceError> {
+        let file: FileConfig = match &self.config {
+            Some(path) => read_config_file(path)?,
+            None => FileConfig::default(),
+        };
+        let mut config = Config::default();
+        if let Some(listen) = file.listen {
+            config.listen = listen.parse().map_err(|e: std::net::AddrParseError| {
+                ServiceError::InvalidValue {
+                    key: "listen",
+                    value: listen.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
+        }
+        if let Some(ep) = file.store_endpoint {
+            config.store_endpoint = ep;
+        }
+        if let Some(listen) = self.listen {
+            config.listen = listen;
+        }
+        if let Some(ep) = self.store_endpoint {
+            config.store_endpoint = ep;
+        }
+        Ok(config)
+    }
+}
+
+fn read_config_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ServiceError> {
+    config::Config::builder()
+        .add_source(config::File::from(path).format(config::FileFormat::Toml))
+        .build()
+        .and_then(|c| c.try_deserialize())
+        .map_err(|source| ServiceError::ConfigFile {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Bind `config.listen`, announce it, and serve until `shutdown` completes.
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServiceError> {
+    let listener = keelson_rpc::service::bind_and_announce("admission", config.listen)
+        .await
+        .map_err(|source| ServiceError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    serve(&config, listener, shutdown).await
+}
+
+/// Serve on an already bound listener until `shutdown` completes.
+pub async fn serve(
+    config: &Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServiceError> {
+    let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
+    tracing::info!(store = %config.store_endpoint, "using remote store");
+    let admission = Arc::new(keelson_admission::LocalAdmission::new(store));
+    let router =
+        tonic::transport::Server::builder().add_service(AdmissionGrpc::server(admission));
+    keelson_rpc::serve(listener, router, shutdown).await?;
+    tracing::info!("admission service stopped");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Config, ServiceError> {
+        let mut argv = vec!["keelson-admission"];
+        argv.extend_from_slice(args);
+        Cli::try_parse_from(argv).unwrap().into_config()
+    }
+
+    #[test]
+    fn defaults() {
+        let cfg = parse(&[]).unwrap();
+        assert_eq!(cfg.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(cfg.store_endpoint, "http://127.0.0.1:7001");
+    }
+
+    #[test]
+    fn flags_beat_the_config_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("admission.toml");
+        std::fs::write(
+            &path,
+            "listen = \"0.0.0.0:7002\"\nstore-endpoint = \"http://store:7001\"\n",
+        )
+        .unwrap();
+        let p = path.to_str().unwrap();
+        let cfg = parse(&["--config", p]).unwrap();
+        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7002");
+        assert_eq!(cfg.store_endpoint, "http://store:7001");
+        let cfg = parse(&["--config", p, "--store-endpoint", "http://10.0.0.1:1"]).unwrap();
+        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7002");
+        assert_eq!(cfg.store_endpoint, "http://10.0.0.1:1");
+    }
+
+    #[tokio::test]
+    async fn a_bad_store_endpoint_is_a_startup_error() {
+        let config = Config {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            store_endpoint: "not a url".into(),
+        };
+        let listener = TcpListener::bind(config.listen).await.unwrap();
+        let err = serve(&config, listener, async {}).await.unwrap_err();
+        assert!(err.to_string().starts_with("invalid endpoint \"not a url\""), "{err}");
+    }
+}

@@ -1,0 +1,110 @@
+//! Runs the real `keelson-admission` binary on port 0, started before its
+//! store, and checks it reaches the store once the store comes up.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use keelson_api::{AdmissionApi, AdmissionRequest, FieldValidation, GroupResource, Operation};
+use keelson_rpc::RemoteAdmission;
+use serde_json::json;
+use tokio::net::TcpListener;
+
+/// Start the binary and read its `listening on ADDR` line.
+fn start(envs: &[(&str, &str)]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_keelson-admission"))
+        .envs(envs.iter().copied())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    // Keep draining so a later print never hits a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, format!("http://{addr}"))
+}
+
+fn create_configmap(namespace: &str) -> AdmissionRequest {
+    AdmissionRequest {
+        operation: Operation::Create,
+        gr: GroupResource::new("", "configmaps"),
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: namespace.into(),
+        name: "c".into(),
+        subresource: String::new(),
+        object: Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": namespace}, "data": {"a": "1"}})),
+        old_object: None,
+        raw_body: None,
+        is_patch: false,
+        field_validation: FieldValidation::Strict,
+        dry_run: false,
+    }
+}
+
+#[tokio::test]
+async fn starts_before_its_store_and_uses_it_once_up() {
+    let reserved = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let store_addr = reserved.local_addr().unwrap();
+    drop(reserved);
+    let store_endpoint = format!("http://{store_addr}");
+    let (mut child, endpoint) = start(&[
+        ("KEELSON_LISTEN", "127.0.0.1:0"),
+        ("KEELSON_STORE_ENDPOINT", &store_endpoint),
+    ]);
+    let admission = RemoteAdmission::connect_lazy(&endpoint).unwrap();
+    admission.ready().await.unwrap();
+
+    let err = admission.admit(create_configmap("default")).await.unwrap_err();
+    assert_eq!(err.code, 503, "{err:?}");
+    assert!(err.message.starts_with("the store service is unavailable"), "{}", err.message);
+
+    // Bring the store up in-process on the address admission was given.
+    let dir = tempfile::tempdir().unwrap();
+    let config = keelson_store_service::Config {
+        data_dir: dir.path().to_path_buf(),
+        listen: store_addr,
+        ..Default::default()
+    };
+    let store = keelson_store_service::open(&config).await.unwrap();
+    let listener = TcpListener::bind(store_addr).await.unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let store_task = tokio::spawn(keelson_store_service::serve(store, listener, async {
+        let _ = stop_rx.await;
+    }));
+
+    let mut admitted = None;
+    for _ in 0..50 {
+        match admission.admit(create_configmap("default")).await {
+            Ok(resp) => {
+                admitted = resp.object;
+                break;
+            }
+            Err(e) => assert_eq!(e.code, 503, "{e:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let admitted = admitted.expect("admission never reached the store");
+    assert_eq!(admitted["data"]["a"], "1");
+
+    let err = admission.admit(create_configmap("nope")).await.unwrap_err();
+    assert_eq!(err.code, 404);
+    assert_eq!(err.message, "namespaces \"nope\" not found");
+
+    let ok = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    assert!(child.wait().unwrap().success());
+    let _ = stop_tx.send(());
+    store_task.await.unwrap().unwrap();
+}

@@ -1,0 +1,29 @@
+//! `keelson-store` binary; see the crate docs of `keelson_store_service`.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use keelson_store_service::{run, Cli};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .init();
+    let result = match Cli::parse().into_config() {
+        Ok(config) => run(config, keelson_rpc::service::shutdown_signal()).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("keelson-store: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! `keelson-merge`: serves [`keelson_api::MergeApi`] (patch formats and
+//! Server-Side Apply) over gRPC. Stateless; scale freely.
+//!
+//! # Configuration
+//!
+//! | flag | env | config file key | default |
+//! |---|---|---|---|
+//! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7003` |
+//! | `--config FILE` | `KEELSON_CONFIG` | | none |
+//!
+//! The optional `--config` file is TOML whose keys are the flag names.
+//! Precedence: defaults < config file < environment < flags. Port `0` picks
+//! a free port; the bound address is printed on stdout as
+//! `listening on 127.0.0.1:PORT`. Logs go to stderr (`RUST_LOG`, default
+//! `info`). SIGTERM or ctrl-c drains in-flight calls and exits 0.
+#![forbid(unsafe_code)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Parser;
+use keelson_rpc::MergeGrpc;
+use serde::Deserialize;
+use tokio::net::TcpListener;
+
+/// Default gRPC listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7003";
+
+/// Why the service could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The config file could not be read or parsed.
+    #[error("config file {path}: {source}")]
+    ConfigFile {
+        path: PathBuf,
+        #[source]
+        source: config::ConfigError,
+    },
+    /// A configured value is invalid.
+    #[error("invalid {key} {value:?}: {reason}")]
+    InvalidValue {
+        key: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The gRPC server failed.
+    #[error(transparent)]
+    Rpc(#[from] keelson_rpc::RpcError),
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// gRPC listen address.
+    pub listen: SocketAddr,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 7003)),
+        }
+    }
+}
+
+/// Command line (each flag also read from `KEELSON_<FLAG>`).
+#[derive(Debug, Parser)]
+#[command(
+    name = "keelson-merge",
+    version,
+    about = "Keelson merge service (patches, Server-Side Apply)"
+)]
+pub struct Cli {
+    /// gRPC listen address [default: 127.0.0.1:7003]
+    #[arg(long, env = "KEELSON_LISTEN", value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// TOML config file whose keys are the flag names
+    #[arg(long, env = "KEELSON_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Keys accepted in the config file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FileConfig {
+    listen: Option<String>,
+}
+
+impl Cli {
+    /// Resolve flags and env over the config file over the defaults.
+    pub fn into_config(self) -> Result<Config, ServiceError> {
+        let file: FileConfig = match &self.config {
+            Some(path) => read_config_file(path)?,
+            None => FileConfig::default(),
+        };
+        let mut config = Config::default();
+        if let Some(listen) = file.listen {
+            config.listen = listen.parse().map_err(|e: std::net::AddrParseError| {
+                ServiceError::InvalidValue {
+                    key: "listen",
+                    value: listen.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
+        }
+        if let Some(listen) = self.listen {
+            config.listen = listen;
+        }
+        Ok(config)
+    }
+}
+
+fn read_config_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ServiceError> {
+    config::Config::builder()
+        .add_source(config::File::from(path).format(config::FileFormat::Toml))
+        .build()
+        .and_then(|c| c.try_deserialize())
+        .map_err(|source| ServiceError::ConfigFile {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Bind `config.listen`, announce it, and serve until `shutdown` completes.
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServiceError> {
+    let listener = keelson_rpc::service::bind_and_announce("merge", config.listen)
+        .await
+        .map_err(|source| ServiceError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    serve(listener, shutdown).await
+}
+
+/// Serve on an already bound listener until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServiceError> {
+    let merge = Arc::new(keelson_merge::LocalMerge::new());
+    let router = tonic::transport::Server::builder().add_service(MergeGrpc::server(merge));
+    keelson_rpc::serve(listener, router, shutdown).await?;
+    tracing::info!("merge service stopped");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let cfg = Cli::try_parse_from(["keelson-merge"])
+            .unwrap()
+            .into_config()
+            .unwrap();
+        assert_eq!(cfg.listen.to_string(), DEFAULT_LISTEN);
+    }
+
+    #[test]
+    fn flag_beats_file_beats_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("merge.toml");
+        std::fs::write(&path, "listen = \"127.0.0.1:9000\"\n").unwrap();
+        let p = path.to_str().unwrap();
+        let cfg = Cli::try_parse_from(["keelson-merge", "--config", p])
+            .unwrap()
+            .into_config()
+            .unwrap();
+        assert_eq!(cfg.listen.to_string(), "127.0.0.1:9000");
+        let cfg = Cli::try_parse_from(["keelson-merge", "--config", p, "--listen", "0.0.0.0:1"])
+            .unwrap()
+            .into_config()
+            .unwrap();
+        assert_eq!(cfg.listen.to_string(), "0.0.0.0:1");
+    }
+
+    #[test]
+    fn bad_config_files_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("merge.toml");
+        std::fs::write(&path, "lisen = \"x\"\n").unwrap();
+        let err = Cli::try_parse_from(["keelson-merge", "--config", path.to_str().unwrap()])
+            .unwrap()
+            .into_config()
+            .unwrap_err();
+        assert!(err.to_string().contains("unknown field `lisen`"), "{err}");
+
+        std::fs::write(&path, "listen = \"nowhere\"\n").unwrap();
+        let err = Cli::try_parse_from(["keelson-merge", "--config", path.to_str().unwrap()])
+            .unwrap()
+            .into_config()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid listen \"nowhere\": invalid socket address syntax"
+        );
+    }
+}
