@@ -40,7 +40,7 @@ struct Flags {
     objects: usize,
 }
 
-fn server_url(data_dir: &PathBuf) -> Result<String, Box<dyn std::error::Error>> {
+fn server_url(data_dir: &std::path::Path) -> Result<String, Box<dyn std::error::Error>> {
     let kc = std::fs::read_to_string(data_dir.join("kubeconfig"))?;
     kc.lines()
         .find_map(|l| l.trim().strip_prefix("server: ").map(str::to_string))
@@ -49,7 +49,10 @@ fn server_url(data_dir: &PathBuf) -> Result<String, Box<dyn std::error::Error>> 
 
 fn client(ca: &[u8], token: &str) -> Result<reqwest::Client, Box<dyn std::error::Error>> {
     let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(reqwest::header::AUTHORIZATION, format!("Bearer {token}").parse()?);
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {token}").parse()?,
+    );
     Ok(reqwest::Client::builder()
         .add_root_certificate(reqwest::Certificate::from_pem(ca)?)
         .default_headers(headers)
@@ -71,7 +74,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let f = Flags::parse();
     let url = server_url(&f.data_dir)?;
     let ca = std::fs::read(f.data_dir.join("pki/ca.crt"))?;
-    let token = std::fs::read_to_string(f.data_dir.join("admin-token"))?.trim().to_string();
+    let token = std::fs::read_to_string(f.data_dir.join("admin-token"))?
+        .trim()
+        .to_string();
     let base = format!("{url}/api/v1/namespaces/{}/configmaps", f.namespace);
     let run_id = std::process::id();
 
@@ -79,7 +84,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if f.op != Op::Create {
         let c = client(&ca, &token)?;
         for i in 0..f.objects {
-            let r = c.post(&base).json(&payload(&format!("seed-{run_id}-{i}"))).send().await?;
+            let r = c
+                .post(&base)
+                .json(&payload(&format!("seed-{run_id}-{i}")))
+                .send()
+                .await?;
             if r.status().as_u16() != 201 {
                 return Err(format!("seed failed: {}", r.status()).into());
             }
@@ -105,13 +114,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let res = match op {
                     Op::Create => {
                         let n = counter.fetch_add(1, Ordering::Relaxed);
-                        c.post(&base).json(&payload(&format!("lg-{run_id}-{w}-{n}"))).send().await
+                        c.post(&base)
+                            .json(&payload(&format!("lg-{run_id}-{w}-{n}")))
+                            .send()
+                            .await
                     }
                     Op::Get => {
                         let name = format!("seed-{run_id}-{}", (w + i) % objects);
                         c.get(format!("{base}/{name}")).send().await
                     }
-                    Op::List => c.get(&base).query(&[("labelSelector", "bench=loadgen")]).send().await,
+                    Op::List => {
+                        c.get(&base)
+                            .query(&[("labelSelector", "bench=loadgen")])
+                            .send()
+                            .await
+                    }
                 };
                 i += 1;
                 match res {
@@ -132,7 +149,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for t in tasks {
         all.extend(t.await?);
     }
-    let secs = started.elapsed().as_secs_f64().max(f.duration.as_secs_f64());
+    let secs = started
+        .elapsed()
+        .as_secs_f64()
+        .max(f.duration.as_secs_f64());
     all.sort();
     let pct = |p: f64| {
         all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1)))

@@ -16,7 +16,10 @@ impl Resp {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
     }
     fn header(&self, name: &str) -> Option<String> {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
     }
 }
 
@@ -47,7 +50,10 @@ async fn checks(c: &Cluster) {
 
     // 401 without a token; public endpoints stay open.
     let r = send(c.anonymous_client().get(&cms)).await;
-    assert_eq!(status_of(&r), (401, "Unauthorized".into(), "Unauthorized".into()));
+    assert_eq!(
+        status_of(&r),
+        (401, "Unauthorized".into(), "Unauthorized".into())
+    );
     let r = send(http.get(&cms).bearer_auth("wrong")).await;
     assert_eq!(r.code, 401);
     let r = send(c.anonymous_client().get(u("/version"))).await;
@@ -62,10 +68,27 @@ async fn checks(c: &Cluster) {
     let created = r.json();
     assert_eq!(created["metadata"]["namespace"], "default");
     let r = send(http.post(&cms).json(&body)).await;
-    assert_eq!(status_of(&r), (409, "AlreadyExists".into(), r#"configmaps "c" already exists"#.into()));
-    assert_eq!(r.json()["details"], json!({"name": "c", "kind": "configmaps"}));
+    assert_eq!(
+        status_of(&r),
+        (
+            409,
+            "AlreadyExists".into(),
+            r#"configmaps "c" already exists"#.into()
+        )
+    );
+    assert_eq!(
+        r.json()["details"],
+        json!({"name": "c", "kind": "configmaps"})
+    );
     let r = send(http.get(u("/api/v1/namespaces/default/configmaps/missing"))).await;
-    assert_eq!(status_of(&r), (404, "NotFound".into(), r#"configmaps "missing" not found"#.into()));
+    assert_eq!(
+        status_of(&r),
+        (
+            404,
+            "NotFound".into(),
+            r#"configmaps "missing" not found"#.into()
+        )
+    );
     let r = send(http.get(u("/apis/apps/v1/namespaces/default/deployments/missing"))).await;
     assert_eq!(status_of(&r).2, r#"deployments.apps "missing" not found"#);
 
@@ -80,80 +103,200 @@ async fn checks(c: &Cluster) {
     );
     // Name mismatch on PUT.
     let r = send(http.put(format!("{cms}/other")).json(&body)).await;
-    assert_eq!(status_of(&r), (400, "BadRequest".into(), "the name of the object (c) does not match the name on the URL (other)".into()));
+    assert_eq!(
+        status_of(&r),
+        (
+            400,
+            "BadRequest".into(),
+            "the name of the object (c) does not match the name on the URL (other)".into()
+        )
+    );
 
     // Strict / Warn field validation.
     let unknown = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "u"}, "spec": {"foo": 1}});
-    let r = send(http.post(format!("{cms}?fieldValidation=Strict")).json(&unknown)).await;
+    let r = send(
+        http.post(format!("{cms}?fieldValidation=Strict"))
+            .json(&unknown),
+    )
+    .await;
     let (code, reason, msg) = status_of(&r);
     assert_eq!((code, reason.as_str()), (400, "BadRequest"));
-    assert!(msg.ends_with(r#"strict decoding error: unknown field "spec""#), "{msg}");
+    assert!(
+        msg.ends_with(r#"strict decoding error: unknown field "spec""#),
+        "{msg}"
+    );
     let r = send(http.post(&cms).json(&unknown)).await;
     assert_eq!(r.code, 201);
-    assert_eq!(r.header("warning").as_deref(), Some(r#"299 - "unknown field \"spec\"""#));
+    assert_eq!(
+        r.header("warning").as_deref(),
+        Some(r#"299 - "unknown field \"spec\"""#)
+    );
     let dup = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"d"}}"#;
-    let r = send(http.post(format!("{cms}?fieldValidation=Strict")).header("content-type", "application/json").body(dup)).await;
-    assert!(status_of(&r).2.contains(r#"duplicate field "metadata.name""#), "{}", r.body);
-    let r = send(http.post(format!("{cms}?fieldValidation=Bogus")).json(&body)).await;
+    let r = send(
+        http.post(format!("{cms}?fieldValidation=Strict"))
+            .header("content-type", "application/json")
+            .body(dup),
+    )
+    .await;
+    assert!(
+        status_of(&r)
+            .2
+            .contains(r#"duplicate field "metadata.name""#),
+        "{}",
+        r.body
+    );
+    let r = send(
+        http.post(format!("{cms}?fieldValidation=Bogus"))
+            .json(&body),
+    )
+    .await;
     assert_eq!(status_of(&r), (422, "Invalid".into(), r#"CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn""#.into()));
 
     // Wrong types are always 400; malformed JSON is 400.
     let bad = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}, "data": {"k": 5}});
-    let r = send(http.post(format!("{cms}?fieldValidation=Ignore")).json(&bad)).await;
+    let r = send(
+        http.post(format!("{cms}?fieldValidation=Ignore"))
+            .json(&bad),
+    )
+    .await;
     let (code, reason, msg) = status_of(&r);
     assert_eq!((code, reason.as_str()), (400, "BadRequest"), "{msg}");
-    assert!(msg.starts_with(r#"ConfigMap in version "v1" cannot be handled as a ConfigMap"#), "{msg}");
-    let r = send(http.post(&cms).header("content-type", "application/json").body("{not json")).await;
+    assert!(
+        msg.starts_with(r#"ConfigMap in version "v1" cannot be handled as a ConfigMap"#),
+        "{msg}"
+    );
+    let r = send(
+        http.post(&cms)
+            .header("content-type", "application/json")
+            .body("{not json"),
+    )
+    .await;
     assert_eq!(status_of(&r).0, 400);
 
     // Bad name → 422 Invalid with causes.
-    let r = send(http.post(&cms).json(&json!({"metadata": {"name": "Foo_Bar"}}))).await;
+    let r = send(
+        http.post(&cms)
+            .json(&json!({"metadata": {"name": "Foo_Bar"}})),
+    )
+    .await;
     let (code, reason, msg) = status_of(&r);
     assert_eq!((code, reason.as_str()), (422, "Invalid"));
     assert!(msg.starts_with(r#"ConfigMap "Foo_Bar" is invalid: metadata.name: Invalid value: "Foo_Bar": a lowercase RFC 1123 subdomain"#), "{msg}");
-    assert_eq!(r.json()["details"]["causes"][0]["reason"], "FieldValueInvalid");
+    assert_eq!(
+        r.json()["details"]["causes"][0]["reason"],
+        "FieldValueInvalid"
+    );
     assert_eq!(r.json()["details"]["causes"][0]["field"], "metadata.name");
 
     // Missing namespace → 404 namespaces "x" not found.
-    let r = send(http.post(u("/api/v1/namespaces/nope/configmaps")).json(&body)).await;
-    assert_eq!(status_of(&r), (404, "NotFound".into(), r#"namespaces "nope" not found"#.into()));
+    let r = send(
+        http.post(u("/api/v1/namespaces/nope/configmaps"))
+            .json(&body),
+    )
+    .await;
+    assert_eq!(
+        status_of(&r),
+        (
+            404,
+            "NotFound".into(),
+            r#"namespaces "nope" not found"#.into()
+        )
+    );
     // Immortal namespaces.
     let r = send(http.delete(u("/api/v1/namespaces/kube-system"))).await;
-    assert_eq!(status_of(&r), (403, "Forbidden".into(), r#"namespaces "kube-system" is forbidden: this namespace may not be deleted"#.into()));
+    assert_eq!(
+        status_of(&r),
+        (
+            403,
+            "Forbidden".into(),
+            r#"namespaces "kube-system" is forbidden: this namespace may not be deleted"#.into()
+        )
+    );
 
     // Dry run persists nothing.
-    let r = send(http.post(format!("{cms}?dryRun=All")).json(&json!({"metadata": {"name": "dry"}}))).await;
+    let r = send(
+        http.post(format!("{cms}?dryRun=All"))
+            .json(&json!({"metadata": {"name": "dry"}})),
+    )
+    .await;
     assert_eq!(r.code, 201);
     let r = send(http.get(format!("{cms}/dry"))).await;
     assert_eq!(r.code, 404);
 
     // generateName.
-    let r = send(http.post(&cms).json(&json!({"metadata": {"generateName": "gen-"}}))).await;
+    let r = send(
+        http.post(&cms)
+            .json(&json!({"metadata": {"generateName": "gen-"}})),
+    )
+    .await;
     assert_eq!(r.code, 201, "{}", r.body);
     let name = r.json()["metadata"]["name"].as_str().unwrap().to_string();
     assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
 
     // Limits, unknown resources, methods, media types.
     let big = "x".repeat(10 * 1024 * 1024);
-    let r = send(http.post(&cms).header("content-type", "application/json").body(big)).await;
-    assert_eq!(status_of(&r), (413, "RequestEntityTooLarge".into(), "Request entity too large: limit is 3145728".into()));
+    let r = send(
+        http.post(&cms)
+            .header("content-type", "application/json")
+            .body(big),
+    )
+    .await;
+    assert_eq!(
+        status_of(&r),
+        (
+            413,
+            "RequestEntityTooLarge".into(),
+            "Request entity too large: limit is 3145728".into()
+        )
+    );
     let r = send(http.get(u("/api/v1/namespaces/default/foos"))).await;
     assert_eq!(status_of(&r).0, 404);
     let r = send(http.post(format!("{cms}/c")).json(&body)).await;
-    assert_eq!(status_of(&r), (405, "MethodNotAllowed".into(), "the server does not allow this method on the requested resource".into()));
-    let r = send(http.post(&cms).header("content-type", "application/cbor").body("x")).await;
+    assert_eq!(
+        status_of(&r),
+        (
+            405,
+            "MethodNotAllowed".into(),
+            "the server does not allow this method on the requested resource".into()
+        )
+    );
+    let r = send(
+        http.post(&cms)
+            .header("content-type", "application/cbor")
+            .body("x"),
+    )
+    .await;
     assert_eq!(status_of(&r).0, 415);
-    let r = send(http.patch(format!("{cms}/c")).header("content-type", "application/strategic-merge-patch+json").body("{}")).await;
+    let r = send(
+        http.patch(format!("{cms}/c"))
+            .header("content-type", "application/strategic-merge-patch+json")
+            .body("{}"),
+    )
+    .await;
     assert_eq!(status_of(&r).1, "UnsupportedMediaType");
-    let r = send(http.get(&cms).header("accept", "application/vnd.kubernetes.protobuf")).await;
+    let r = send(
+        http.get(&cms)
+            .header("accept", "application/vnd.kubernetes.protobuf"),
+    )
+    .await;
     assert_eq!(status_of(&r).0, 406);
     let r = send(http.get(format!("{cms}?watch=true"))).await;
     assert_eq!(status_of(&r).0, 405);
 
     // JSON patch test failure → 422; merge patch.
-    let r = send(http.patch(format!("{cms}/c")).header("content-type", "application/json-patch+json").body(r#"[{"op":"test","path":"/data/k","value":"nope"}]"#)).await;
+    let r = send(
+        http.patch(format!("{cms}/c"))
+            .header("content-type", "application/json-patch+json")
+            .body(r#"[{"op":"test","path":"/data/k","value":"nope"}]"#),
+    )
+    .await;
     assert_eq!(status_of(&r).0, 422);
-    let r = send(http.patch(format!("{cms}/c")).header("content-type", "application/merge-patch+json").body(r#"{"data":{"n":"1"}}"#)).await;
+    let r = send(
+        http.patch(format!("{cms}/c"))
+            .header("content-type", "application/merge-patch+json")
+            .body(r#"{"data":{"n":"1"}}"#),
+    )
+    .await;
     assert_eq!(r.code, 200, "{}", r.body);
     assert_eq!(r.json()["data"]["n"], "1");
 
@@ -161,9 +304,17 @@ async fn checks(c: &Cluster) {
     let r = send(http.get(&cms)).await;
     let list = r.json();
     assert_eq!(list["kind"], "ConfigMapList");
-    let list_rv: u64 = list["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
+    let list_rv: u64 = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     for item in list["items"].as_array().unwrap() {
-        let rv: u64 = item["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
+        let rv: u64 = item["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         assert!(rv <= list_rv);
     }
 
@@ -175,7 +326,12 @@ async fn checks(c: &Cluster) {
     let r = send(http.post(&deps).json(&dep)).await;
     assert_eq!(r.code, 201, "{}", r.body);
     assert!(r.json()["status"].get("replicas").is_none(), "{}", r.body);
-    let r = send(http.patch(format!("{deps}/d/status")).header("content-type", "application/merge-patch+json").body(r#"{"status":{"replicas":4},"spec":{"replicas":7}}"#)).await;
+    let r = send(
+        http.patch(format!("{deps}/d/status"))
+            .header("content-type", "application/merge-patch+json")
+            .body(r#"{"status":{"replicas":4},"spec":{"replicas":7}}"#),
+    )
+    .await;
     assert_eq!(r.code, 200, "{}", r.body);
     assert_eq!(r.json()["status"]["replicas"], 4);
     assert_eq!(r.json()["spec"]["replicas"], 1);
@@ -192,14 +348,30 @@ async fn checks(c: &Cluster) {
     assert_eq!(r.json()["details"]["name"], "c");
 
     // Discovery content types and ETags.
-    let agg = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let agg =
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
     let r = send(http.get(u("/apis")).header("accept", agg)).await;
-    assert_eq!(r.header("content-type").as_deref(), Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    assert_eq!(
+        r.header("content-type").as_deref(),
+        Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    );
     let etag = r.header("etag").expect("etag");
-    let r = send(http.get(u("/apis")).header("accept", agg).header("if-none-match", &etag)).await;
+    let r = send(
+        http.get(u("/apis"))
+            .header("accept", agg)
+            .header("if-none-match", &etag),
+    )
+    .await;
     assert_eq!(r.code, 304);
-    let r = send(http.get(u("/api")).header("accept", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList")).await;
-    assert_eq!(r.header("content-type").as_deref(), Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"));
+    let r = send(http.get(u("/api")).header(
+        "accept",
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+    ))
+    .await;
+    assert_eq!(
+        r.header("content-type").as_deref(),
+        Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList")
+    );
     assert_eq!(r.json()["items"][0]["metadata"]["name"], "");
     let r = send(http.get(u("/api")).header("accept", "application/json")).await;
     assert_eq!(r.json()["kind"], "APIVersions");
@@ -208,7 +380,11 @@ async fn checks(c: &Cluster) {
     let r = send(c.anonymous_client().get(u("/readyz"))).await;
     assert_eq!((r.code, r.body.as_str()), (200, "ok"));
     let r = send(http.get(u("/readyz?verbose"))).await;
-    assert!(r.body.contains("[+]store ok\n") && r.body.ends_with("readyz check passed\n"), "{}", r.body);
+    assert!(
+        r.body.contains("[+]store ok\n") && r.body.ends_with("readyz check passed\n"),
+        "{}",
+        r.body
+    );
     let r = send(http.get(u("/readyz?verbose&exclude=store"))).await;
     assert!(r.body.contains("[+]store excluded: ok\n"), "{}", r.body);
     let r = send(http.get(u("/livez/ping"))).await;

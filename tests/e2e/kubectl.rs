@@ -55,25 +55,50 @@ fn scenario(mode: Mode) {
 
     // Discovery and OpenAPI.
     let res = c.ok(&["api-resources"]);
-    for want in ["pods", " po ", "deployments", "deploy", "apps/v1", "configmaps", " cm "] {
+    for want in [
+        "pods",
+        " po ",
+        "deployments",
+        "deploy",
+        "apps/v1",
+        "configmaps",
+        " cm ",
+    ] {
         assert!(res.contains(want), "api-resources lacks {want:?}:\n{res}");
     }
     let versions = c.ok(&["api-versions"]);
     assert!(versions.lines().any(|l| l == "v1"), "{versions}");
     assert!(versions.lines().any(|l| l == "apps/v1"), "{versions}");
     let explain = c.ok(&["explain", "pods.spec.containers"]);
-    assert!(explain.contains("KIND:") && explain.contains("Pod"), "{explain}");
+    assert!(
+        explain.contains("KIND:") && explain.contains("Pod"),
+        "{explain}"
+    );
     assert!(explain.contains("image"), "{explain}");
-    assert!(explain.contains("List of containers belonging to the pod"), "{explain}");
+    assert!(
+        explain.contains("List of containers belonging to the pod"),
+        "{explain}"
+    );
 
     // Namespaces and configmaps.
     c.ok(&["create", "namespace", "e2e"]);
     let ns = json(&c.ok(&["get", "namespace", "e2e", "-o", "json"]));
     assert_eq!(ns["status"]["phase"], "Active");
-    c.ok(&["create", "configmap", "cm1", "--from-literal=a=b", "-n", "e2e"]);
+    c.ok(&[
+        "create",
+        "configmap",
+        "cm1",
+        "--from-literal=a=b",
+        "-n",
+        "e2e",
+    ]);
     let cm = json(&c.ok(&["get", "configmap", "cm1", "-n", "e2e", "-o", "json"]));
     assert_eq!(cm["data"]["a"], "b");
-    let rv: u64 = cm["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
+    let rv: u64 = cm["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(rv > 0);
     assert!(!cm["metadata"]["uid"].as_str().unwrap().is_empty());
 
@@ -87,20 +112,37 @@ fn scenario(mode: Mode) {
 
     // Unknown fields: Strict fails, Warn warns and creates.
     let err = c.fails(&["create", "-n", "e2e", "-f", "-"], Some(UNKNOWN_FIELD));
-    assert!(err.contains(r#"strict decoding error: unknown field "spec""#), "{err}");
-    let out = c.kubectl_stdin(&["create", "-n", "e2e", "--validate=warn", "-f", "-"], Some(UNKNOWN_FIELD));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        err.contains(r#"strict decoding error: unknown field "spec""#),
+        "{err}"
+    );
+    let out = c.kubectl_stdin(
+        &["create", "-n", "e2e", "--validate=warn", "-f", "-"],
+        Some(UNKNOWN_FIELD),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(r#"unknown field "spec""#), "{stderr}");
     let stored = json(&c.ok(&["get", "cm", "strict-cm", "-n", "e2e", "-o", "json"]));
-    assert!(stored.get("spec").is_none(), "unknown field was stored: {stored}");
+    assert!(
+        stored.get("spec").is_none(),
+        "unknown field was stored: {stored}"
+    );
 
     // get in every output.
     let yaml = c.ok(&["get", "pods", "-n", "e2e", "-o", "yaml"]);
     let list: serde_json::Value = serde_yaml::from_str(&yaml).expect("yaml");
     assert_eq!(list["items"][0]["metadata"]["name"], "p1");
     let all = c.ok(&["get", "configmaps", "-A"]);
-    assert!(all.lines().any(|l| l.starts_with("e2e") && l.contains("cm1")), "{all}");
+    assert!(
+        all.lines()
+            .any(|l| l.starts_with("e2e") && l.contains("cm1")),
+        "{all}"
+    );
     let table = c.ok(&["get", "pods", "-n", "e2e"]);
     assert!(table.contains("p1"), "{table}");
 
@@ -115,8 +157,26 @@ fn scenario(mode: Mode) {
     );
 
     // Patches, labels, annotations.
-    c.ok(&["patch", "configmap", "cm1", "-n", "e2e", "--type=json", "-p", r#"[{"op":"add","path":"/data/j","value":"1"}]"#]);
-    c.ok(&["patch", "configmap", "cm1", "-n", "e2e", "--type=merge", "-p", r#"{"data":{"m":"2","a":null}}"#]);
+    c.ok(&[
+        "patch",
+        "configmap",
+        "cm1",
+        "-n",
+        "e2e",
+        "--type=json",
+        "-p",
+        r#"[{"op":"add","path":"/data/j","value":"1"}]"#,
+    ]);
+    c.ok(&[
+        "patch",
+        "configmap",
+        "cm1",
+        "-n",
+        "e2e",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"m":"2","a":null}}"#,
+    ]);
     c.ok(&["annotate", "configmap", "cm1", "-n", "e2e", "note=hello"]);
     let cm = json(&c.ok(&["get", "configmap", "cm1", "-n", "e2e", "-o", "json"]));
     assert_eq!(cm["data"]["j"], "1");
@@ -124,14 +184,43 @@ fn scenario(mode: Mode) {
     assert!(cm["data"].get("a").is_none());
     assert_eq!(cm["metadata"]["labels"]["touched"], "yes");
     assert_eq!(cm["metadata"]["annotations"]["note"], "hello");
-    let err = c.fails(&["patch", "configmap", "cm1", "-n", "e2e", "--type=json", "-p", r#"[{"op":"test","path":"/data/j","value":"nope"}]"#], None);
+    let err = c.fails(
+        &[
+            "patch",
+            "configmap",
+            "cm1",
+            "-n",
+            "e2e",
+            "--type=json",
+            "-p",
+            r#"[{"op":"test","path":"/data/j","value":"nope"}]"#,
+        ],
+        None,
+    );
     assert!(err.contains("Invalid") || err.contains("rejected"), "{err}");
-    let labelled = c.ok(&["get", "configmaps", "-n", "e2e", "-l", "touched=yes", "-o", "name"]);
+    let labelled = c.ok(&[
+        "get",
+        "configmaps",
+        "-n",
+        "e2e",
+        "-l",
+        "touched=yes",
+        "-o",
+        "name",
+    ]);
     assert_eq!(labelled.trim(), "configmap/cm1");
 
     // scale.
     c.ok(&["scale", "deployment", "web", "-n", "e2e", "--replicas=3"]);
-    let replicas = c.ok(&["get", "deployment", "web", "-n", "e2e", "-o", "jsonpath={.spec.replicas}"]);
+    let replicas = c.ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-n",
+        "e2e",
+        "-o",
+        "jsonpath={.spec.replicas}",
+    ]);
     assert_eq!(replicas.trim(), "3");
     let dep = json(&c.ok(&["get", "deployment", "web", "-n", "e2e", "-o", "json"]));
     assert_eq!(dep["metadata"]["generation"], 2);
@@ -143,23 +232,62 @@ fn scenario(mode: Mode) {
     assert!(err.contains(r#"pods "p1" not found"#), "{err}");
 
     // --dry-run=server leaves nothing behind.
-    let out = c.ok(&["create", "configmap", "dry", "-n", "e2e", "--from-literal=x=y", "--dry-run=server"]);
+    let out = c.ok(&[
+        "create",
+        "configmap",
+        "dry",
+        "-n",
+        "e2e",
+        "--from-literal=x=y",
+        "--dry-run=server",
+    ]);
     assert!(out.contains("created (server dry run)"), "{out}");
     let err = c.fails(&["get", "configmap", "dry", "-n", "e2e"], None);
     assert!(err.contains("NotFound"), "{err}");
 
     // Missing namespace and bad names.
-    let err = c.fails(&["create", "configmap", "x", "-n", "nope", "--from-literal=a=b"], None);
+    let err = c.fails(
+        &[
+            "create",
+            "configmap",
+            "x",
+            "-n",
+            "nope",
+            "--from-literal=a=b",
+        ],
+        None,
+    );
     assert!(err.contains(r#"namespaces "nope" not found"#), "{err}");
-    let err = c.fails(&["create", "configmap", "Bad_Name", "-n", "e2e", "--from-literal=a=b"], None);
+    let err = c.fails(
+        &[
+            "create",
+            "configmap",
+            "Bad_Name",
+            "-n",
+            "e2e",
+            "--from-literal=a=b",
+        ],
+        None,
+    );
     assert!(err.contains("Invalid"), "{err}");
-    assert!(err.contains("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"), "{err}");
+    assert!(
+        err.contains(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"
+        ),
+        "{err}"
+    );
     let err = c.fails(&["delete", "namespace", "kube-system"], None);
     assert!(err.contains("this namespace may not be deleted"), "{err}");
 
     // Namespaces created at first start.
     let nss = c.ok(&["get", "namespaces", "-o", "name"]);
-    for n in ["default", "kube-system", "kube-public", "kube-node-lease", "e2e"] {
+    for n in [
+        "default",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "e2e",
+    ] {
         assert!(nss.contains(&format!("namespace/{n}")), "{nss}");
     }
 }

@@ -7,7 +7,12 @@ use serde_json::{json, Value};
 use support::{block_on, Cluster, Mode};
 
 async fn get(c: &Cluster, path: &str) -> Value {
-    let r = c.client().get(format!("{}{}", c.url, path)).send().await.expect("get");
+    let r = c
+        .client()
+        .get(format!("{}{}", c.url, path))
+        .send()
+        .await
+        .expect("get");
     assert_eq!(r.status().as_u16(), 200);
     r.json().await.expect("json")
 }
@@ -21,8 +26,15 @@ fn restart_keeps_objects_and_revisions() {
     let before: Vec<Value> = block_on(async {
         let mut out = Vec::new();
         for i in 0..20 {
-            let body = json!({"metadata": {"name": format!("cm-{i}")}, "data": {"i": i.to_string()}});
-            let r = c.client().post(format!("{}{}", c.url, cms)).json(&body).send().await.expect("post");
+            let body =
+                json!({"metadata": {"name": format!("cm-{i}")}, "data": {"i": i.to_string()}});
+            let r = c
+                .client()
+                .post(format!("{}{}", c.url, cms))
+                .json(&body)
+                .send()
+                .await
+                .expect("post");
             assert_eq!(r.status().as_u16(), 201);
             out.push(r.json::<Value>().await.expect("json"));
         }
@@ -53,7 +65,13 @@ fn restart_keeps_objects_and_revisions() {
         assert_eq!(list["metadata"]["resourceVersion"], list_rv_before);
         let max_before: u64 = before
             .iter()
-            .map(|o| o["metadata"]["resourceVersion"].as_str().unwrap().parse::<u64>().unwrap())
+            .map(|o| {
+                o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .parse::<u64>()
+                    .unwrap()
+            })
             .max()
             .unwrap();
         let r = c
@@ -64,7 +82,14 @@ fn restart_keeps_objects_and_revisions() {
             .await
             .expect("post");
         let after: Value = r.json().await.expect("json");
-        let rv: u64 = after["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap();
-        assert!(rv > max_before, "revision counter went back: {rv} <= {max_before}");
+        let rv: u64 = after["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            rv > max_before,
+            "revision counter went back: {rv} <= {max_before}"
+        );
     });
 }

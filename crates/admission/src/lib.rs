@@ -4,8 +4,6 @@
 //!
 //! [`LocalAdmission`] implements [`keelson_api::AdmissionApi`].
 #![forbid(unsafe_code)]
-// `ApiError` (a whole kube `Status`) is the contract's error type.
-#![allow(clippy::result_large_err)]
 
 mod decode;
 mod defaults;

@@ -10,10 +10,10 @@ mod admission;
 mod merge;
 mod store;
 
-pub use admission::{AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation};
-pub use merge::{MergeApi, PatchRequest, PatchType};
-pub use store::{
-    CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+pub use admission::{
+    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation,
 };
+pub use merge::{MergeApi, PatchRequest, PatchType};
+pub use store::{CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions};
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};

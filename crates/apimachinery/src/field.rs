@@ -179,9 +179,19 @@ mod tests {
             e.to_string(),
             "metadata.name: Required value: name or generateName is required"
         );
-        let e = FieldError::not_supported("fieldValidation", "Bogus", &["", "Ignore", "Strict", "Warn"]);
+        let e = FieldError::not_supported(
+            "fieldValidation",
+            "Bogus",
+            &["", "Ignore", "Strict", "Warn"],
+        );
         assert_eq!(e.to_string(), "fieldValidation: Unsupported value: \"Bogus\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"");
-        let two = [FieldError::forbidden("a", "x"), FieldError::forbidden("b", "y")];
-        assert_eq!(FieldError::aggregate(&two), "[a: Forbidden: x, b: Forbidden: y]");
+        let two = [
+            FieldError::forbidden("a", "x"),
+            FieldError::forbidden("b", "y"),
+        ];
+        assert_eq!(
+            FieldError::aggregate(&two),
+            "[a: Forbidden: x, b: Forbidden: y]"
+        );
     }
 }

@@ -31,7 +31,5 @@ pub fn set_meta_str(obj: &mut Value, field: &str, value: &str) {
 
 /// The current time as kube-apiserver renders it (RFC 3339, seconds, `Z`).
 pub fn now_rfc3339() -> String {
-    chrono::Utc::now()
-        .format("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

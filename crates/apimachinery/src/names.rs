@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(is_dns1123_label("a.b").len(), 1);
         assert!(is_dns1123_label("a.b")[0].contains("(e.g. 'my-name',  or '123-abc', regex"));
         assert_eq!(is_dns1035_label("1abc").len(), 1);
-        assert_eq!(is_dns1123_label(&"a".repeat(64))[0], "must be no more than 63 characters");
+        assert_eq!(
+            is_dns1123_label(&"a".repeat(64))[0],
+            "must be no more than 63 characters"
+        );
     }
 
     #[test]

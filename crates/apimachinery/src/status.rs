@@ -52,7 +52,8 @@ pub struct ApiError {
     /// `message`.
     pub message: String,
     /// `details`; `None` omits the key, `Some(default)` renders `{}`.
-    pub details: Option<StatusDetails>,
+    /// Boxed so `Result<_, ApiError>` stays small on every return path.
+    pub details: Option<Box<StatusDetails>>,
     /// `metadata.continue` of the Status (used by 410 Expired lists).
     pub continue_token: Option<String>,
 }
@@ -73,12 +74,12 @@ impl ApiError {
     }
 
     fn with_resource(mut self, gr: &GroupResource, name: &str) -> Self {
-        self.details = Some(StatusDetails {
+        self.details = Some(Box::new(StatusDetails {
             name: name.to_string(),
             group: gr.group.clone(),
             kind: gr.resource.clone(),
             ..Default::default()
-        });
+        }));
         self
     }
 
@@ -89,8 +90,12 @@ impl ApiError {
 
     /// 409 `pods "p" already exists`.
     pub fn already_exists(gr: &GroupResource, name: &str) -> Self {
-        Self::new(409, "AlreadyExists", format!("{} {:?} already exists", gr, name))
-            .with_resource(gr, name)
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} {:?} already exists", gr, name),
+        )
+        .with_resource(gr, name)
     }
 
     /// 409 Conflict `Operation cannot be fulfilled on <gr> "<name>": <msg>`.
@@ -98,7 +103,10 @@ impl ApiError {
         Self::new(
             409,
             "Conflict",
-            format!("Operation cannot be fulfilled on {} {:?}: {}", gr, name, msg),
+            format!(
+                "Operation cannot be fulfilled on {} {:?}: {}",
+                gr, name, msg
+            ),
         )
         .with_resource(gr, name)
     }
@@ -141,13 +149,13 @@ impl ApiError {
             FieldError::aggregate(errs)
         );
         let mut e = Self::new(422, "Invalid", message);
-        e.details = Some(StatusDetails {
+        e.details = Some(Box::new(StatusDetails {
             name: name.to_string(),
             group: group.to_string(),
             kind: kind.to_string(),
             causes,
             ..Default::default()
-        });
+        }));
         e
     }
 
@@ -163,7 +171,7 @@ impl ApiError {
             "MethodNotAllowed",
             "the server does not allow this method on the requested resource",
         );
-        e.details = Some(StatusDetails::default());
+        e.details = Some(Box::default());
         e
     }
 
@@ -172,20 +180,28 @@ impl ApiError {
         let mut e = Self::new(
             405,
             "MethodNotAllowed",
-            format!("{} is not supported on resources of kind {:?}", action, gr.to_string()),
+            format!(
+                "{} is not supported on resources of kind {:?}",
+                action,
+                gr.to_string()
+            ),
         );
-        e.details = Some(StatusDetails {
+        e.details = Some(Box::new(StatusDetails {
             group: gr.group.clone(),
             kind: gr.resource.clone(),
             ..Default::default()
-        });
+        }));
         e
     }
 
     /// 404 for a path the server does not serve.
     pub fn path_not_found() -> Self {
-        let mut e = Self::new(404, "NotFound", "the server could not find the requested resource");
-        e.details = Some(StatusDetails::default());
+        let mut e = Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        );
+        e.details = Some(Box::default());
         e
     }
 
@@ -220,13 +236,13 @@ impl ApiError {
             "InternalError",
             format!("Internal error occurred: {}", msg),
         );
-        e.details = Some(StatusDetails {
+        e.details = Some(Box::new(StatusDetails {
             causes: vec![StatusCause {
                 message: msg.to_string(),
                 ..Default::default()
             }],
             ..Default::default()
-        });
+        }));
         e
     }
 

@@ -1,7 +1,7 @@
 //! The `Status` errors kube-apiserver's patch handler returns
 //! (`k8s.io/apiserver/pkg/endpoints/handlers/patch.go`).
 
-use keelson_apimachinery::{ApiError, StatusDetails};
+use keelson_apimachinery::ApiError;
 
 /// kube's `maxJSONPatchOperations`.
 pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
@@ -31,7 +31,7 @@ pub(crate) fn rejected() -> ApiError {
         "Invalid",
         "the server rejected our request due to an error in our request",
     );
-    e.details = Some(StatusDetails::default());
+    e.details = Some(Box::default());
     e
 }
 

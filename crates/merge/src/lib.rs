@@ -5,8 +5,6 @@
 //!
 //! [`LocalMerge`] implements [`keelson_api::MergeApi`].
 #![forbid(unsafe_code)]
-// `ApiError` (a whole kube `Status`) is the contract's error type.
-#![allow(clippy::result_large_err)]
 
 mod errors;
 mod gojson;

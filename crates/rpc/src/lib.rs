@@ -14,9 +14,6 @@
 //! travels as a gRPC status whose details hold the Kubernetes `Status` JSON
 //! and comes back identical; a transport failure becomes `503`.
 #![forbid(unsafe_code)]
-// `ApiError` (a full Kubernetes Status) is the error of every service trait;
-// boxing it only here would just move the allocation around.
-#![allow(clippy::result_large_err)]
 
 mod admission;
 mod channel;

@@ -12,9 +12,6 @@
 //! - [`keys`]: object keys to engine key bytes.
 //! - [`local`]: kube-apiserver's create/update/delete rules on top of mvcc.
 #![forbid(unsafe_code)]
-// `ApiError` (the project-wide Status error, returned by `StoreApi`) is
-// large by design; boxing it here alone would buy nothing.
-#![allow(clippy::result_large_err)]
 
 pub mod config;
 pub mod engine;

@@ -75,12 +75,19 @@ async fn crash_recovery_keeps_every_acknowledged_write() {
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
         let reader = std::thread::spawn(move || {
-            BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .collect::<Vec<String>>()
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
         });
+        // Start the random clock only once the child is writing, so a slow
+        // start on a loaded machine cannot make a round acknowledge nothing.
+        let first = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the child never acknowledged a write");
         let wait = Duration::from_millis(rand::thread_rng().gen_range(300..1500));
         let start = Instant::now();
         while start.elapsed() < wait {
@@ -88,7 +95,8 @@ async fn crash_recovery_keeps_every_acknowledged_write() {
         }
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        let lines = reader.join().unwrap();
+        reader.join().unwrap();
+        let lines: Vec<String> = std::iter::once(first).chain(rx.try_iter()).collect();
 
         // The latest acknowledged state per object.
         let mut acked = std::collections::BTreeMap::new();

@@ -83,7 +83,11 @@ impl Default for Config {
 
 /// Command line (each flag also read from `KEELSON_<FLAG>`).
 #[derive(Debug, Parser)]
-#[command(name = "keelson-admission", version, about = "Keelson admission service (defaulting, validation, admission)")]
+#[command(
+    name = "keelson-admission",
+    version,
+    about = "Keelson admission service (defaulting, validation, admission)"
+)]
 pub struct Cli {
     /// gRPC listen address [default: 127.0.0.1:7002]
     #[arg(long, env = "KEELSON_LISTEN", value_name = "ADDR")]
@@ -168,8 +172,7 @@ pub async fn serve(
     let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "using remote store");
     let admission = Arc::new(keelson_admission::LocalAdmission::new(store));
-    let router =
-        tonic::transport::Server::builder().add_service(AdmissionGrpc::server(admission));
+    let router = tonic::transport::Server::builder().add_service(AdmissionGrpc::server(admission));
     keelson_rpc::serve(listener, router, shutdown).await?;
     tracing::info!("admission service stopped");
     Ok(())
@@ -218,6 +221,10 @@ mod tests {
         };
         let listener = TcpListener::bind(config.listen).await.unwrap();
         let err = serve(&config, listener, async {}).await.unwrap_err();
-        assert!(err.to_string().starts_with("invalid endpoint \"not a url\""), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("invalid endpoint \"not a url\""),
+            "{err}"
+        );
     }
 }

@@ -81,10 +81,15 @@ pub async fn read_body(body: hyper::body::Incoming) -> Result<Bytes, ApiError> {
     match Limited::new(body, MAX_BODY_BYTES).collect().await {
         Ok(c) => Ok(c.to_bytes()),
         Err(e) => {
-            if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
                 Err(ApiError::too_large(MAX_BODY_BYTES))
             } else {
-                Err(ApiError::bad_request(format!("error reading request body: {}", e)))
+                Err(ApiError::bad_request(format!(
+                    "error reading request body: {}",
+                    e
+                )))
             }
         }
     }
@@ -108,7 +113,10 @@ impl Query {
     }
     /// First value of a key.
     pub fn get(&self, k: &str) -> Option<&str> {
-        self.0.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
     }
     /// Every value of a key.
     pub fn all(&self, k: &str) -> Vec<&str> {
@@ -239,9 +247,18 @@ mod tests {
         let r = parse_accept(Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;q=0.9"));
         assert_eq!(r[0].param("as"), Some("APIGroupDiscoveryList"));
         assert_eq!(r.len(), 2);
-        assert_eq!(negotiate_output(Some("application/json;as=Table;v=v1;g=meta.k8s.io,application/json")).unwrap(), Output::Json);
+        assert_eq!(
+            negotiate_output(Some(
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+            ))
+            .unwrap(),
+            Output::Json
+        );
         assert_eq!(negotiate_output(Some("text/plain")).unwrap_err().code, 406);
         assert_eq!(negotiate_input(None).unwrap(), Input::Json);
-        assert_eq!(negotiate_input(Some("application/cbor")).unwrap_err().code, 415);
+        assert_eq!(
+            negotiate_input(Some("application/cbor")).unwrap_err().code,
+            415
+        );
     }
 }

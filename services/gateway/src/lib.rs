@@ -86,7 +86,10 @@ impl GatewayError {
 
 /// Start serving: create or load credentials, bind, write the kubeconfig,
 /// and accept connections in the background.
-pub async fn start(config: GatewayConfig, backends: Backends) -> Result<RunningGateway, GatewayError> {
+pub async fn start(
+    config: GatewayConfig,
+    backends: Backends,
+) -> Result<RunningGateway, GatewayError> {
     server::start(config, backends).await
 }
 

@@ -21,7 +21,10 @@ pub struct Credentials {
     pub token: String,
 }
 
-fn read_or_create(path: &Path, make: impl FnOnce() -> Result<String, GatewayError>) -> Result<String, GatewayError> {
+fn read_or_create(
+    path: &Path,
+    make: impl FnOnce() -> Result<String, GatewayError>,
+) -> Result<String, GatewayError> {
     if let Ok(s) = std::fs::read_to_string(path) {
         if !s.trim().is_empty() {
             return Ok(s);
@@ -114,7 +117,11 @@ pub fn load_or_create(data_dir: &Path, sans: &[String]) -> Result<Credentials, G
 }
 
 /// Write `<data-dir>/kubeconfig` pointing at `addr` with the CA and token.
-pub fn write_kubeconfig(data_dir: &Path, addr: SocketAddr, creds: &Credentials) -> Result<PathBuf, GatewayError> {
+pub fn write_kubeconfig(
+    data_dir: &Path,
+    addr: SocketAddr,
+    creds: &Credentials,
+) -> Result<PathBuf, GatewayError> {
     use base64::Engine;
     let ca = base64::engine::general_purpose::STANDARD.encode(creds.ca_pem.as_bytes());
     let host = match addr.ip() {

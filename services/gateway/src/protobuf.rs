@@ -31,7 +31,11 @@ fn bad(e: impl std::fmt::Display) -> ApiError {
 }
 
 fn strings(m: &BTreeMap<String, String>) -> Value {
-    Value::Object(m.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+    Value::Object(
+        m.iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 fn bytes_map(m: &BTreeMap<String, Vec<u8>>) -> Value {
@@ -59,7 +63,10 @@ fn object_meta(m: Option<&meta::ObjectMeta>) -> Value {
     put("uid", &m.uid);
     put("resourceVersion", &m.resource_version);
     if !m.labels.is_empty() {
-        out.insert("labels".into(), strings(&m.labels.clone().into_iter().collect()));
+        out.insert(
+            "labels".into(),
+            strings(&m.labels.clone().into_iter().collect()),
+        );
     }
     if !m.annotations.is_empty() {
         out.insert(
@@ -194,7 +201,10 @@ mod tests {
             ..Default::default()
         };
         let v = decode(&envelope("ConfigMap", cm.encode_to_vec())).unwrap();
-        assert_eq!(v, json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "ns"}, "data": {"a": "b"}}));
+        assert_eq!(
+            v,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "ns"}, "data": {"a": "b"}})
+        );
     }
 
     #[test]

@@ -36,7 +36,10 @@ pub enum Target {
     /// `/openapi/v3/{api/v1 | apis/g/v}`.
     OpenApiDoc(String),
     /// `/livez`, `/readyz`, `/healthz`, optionally with one check name.
-    Health { endpoint: String, check: Option<String> },
+    Health {
+        endpoint: String,
+        check: Option<String>,
+    },
     /// A resource URL.
     Resource(ResourceRequest),
     /// Anything else.
@@ -138,17 +141,43 @@ mod tests {
     #[test]
     fn resource_paths() {
         let r = res("/api/v1/namespaces/default/pods/p/status");
-        assert_eq!((r.namespace.as_str(), r.resource.as_str(), r.name.as_str(), r.subresource.as_str()), ("default", "pods", "p", "status"));
+        assert_eq!(
+            (
+                r.namespace.as_str(),
+                r.resource.as_str(),
+                r.name.as_str(),
+                r.subresource.as_str()
+            ),
+            ("default", "pods", "p", "status")
+        );
         let r = res("/apis/apps/v1/deployments");
-        assert_eq!((r.group.as_str(), r.namespace.as_str(), r.resource.as_str()), ("apps", "", "deployments"));
+        assert_eq!(
+            (r.group.as_str(), r.namespace.as_str(), r.resource.as_str()),
+            ("apps", "", "deployments")
+        );
         let r = res("/api/v1/namespaces/kube-system");
-        assert_eq!((r.resource.as_str(), r.name.as_str(), r.namespace.as_str()), ("namespaces", "kube-system", ""));
+        assert_eq!(
+            (r.resource.as_str(), r.name.as_str(), r.namespace.as_str()),
+            ("namespaces", "kube-system", "")
+        );
         let r = res("/api/v1/namespaces/x/status");
-        assert_eq!((r.resource.as_str(), r.name.as_str(), r.subresource.as_str()), ("namespaces", "x", "status"));
+        assert_eq!(
+            (r.resource.as_str(), r.name.as_str(), r.subresource.as_str()),
+            ("namespaces", "x", "status")
+        );
         let r = res("/api/v1/namespaces");
         assert_eq!((r.resource.as_str(), r.name.as_str()), ("namespaces", ""));
         assert_eq!(parse("/api/v1/namespaces/a/pods/b/c/d"), Target::Unknown);
-        assert_eq!(parse("/openapi/v3/apis/apps/v1"), Target::OpenApiDoc("apis/apps/v1".into()));
-        assert_eq!(parse("/livez/ping"), Target::Health { endpoint: "livez".into(), check: Some("ping".into()) });
+        assert_eq!(
+            parse("/openapi/v3/apis/apps/v1"),
+            Target::OpenApiDoc("apis/apps/v1".into())
+        );
+        assert_eq!(
+            parse("/livez/ping"),
+            Target::Health {
+                endpoint: "livez".into(),
+                check: Some("ping".into())
+            }
+        );
     }
 }

@@ -472,25 +472,24 @@ async fn admit(
         .or(old_object.as_ref())
         .map(|o| meta_str(o, "name").to_string())
         .unwrap_or_default();
-    let resp = cx
-        .b
-        .admission
-        .admit(AdmissionRequest {
-            operation,
-            gr: cx.gr(),
-            api_version: cx.info.api_version(),
-            kind: cx.info.kind.clone(),
-            namespace: cx.ri.namespace.clone(),
-            name,
-            subresource: cx.ri.subresource.clone(),
-            object,
-            old_object,
-            raw_body,
-            is_patch,
-            field_validation: opts.fv,
-            dry_run: opts.dry,
-        })
-        .await?;
+    let resp =
+        cx.b.admission
+            .admit(AdmissionRequest {
+                operation,
+                gr: cx.gr(),
+                api_version: cx.info.api_version(),
+                kind: cx.info.kind.clone(),
+                namespace: cx.ri.namespace.clone(),
+                name,
+                subresource: cx.ri.subresource.clone(),
+                object,
+                old_object,
+                raw_body,
+                is_patch,
+                field_validation: opts.fv,
+                dry_run: opts.dry,
+            })
+            .await?;
     Ok((resp.object, resp.warnings))
 }
 
@@ -511,24 +510,31 @@ async fn create_object(
         m.remove("deletionTimestamp");
         m.remove("deletionGracePeriodSeconds");
     }
-    let (admitted, warnings) = admit(cx, Operation::Create, Some(obj), None, raw, false, WriteOpts { fv, dry })
-        .await
-        .map_err(plain)?;
+    let (admitted, warnings) = admit(
+        cx,
+        Operation::Create,
+        Some(obj),
+        None,
+        raw,
+        false,
+        WriteOpts { fv, dry },
+    )
+    .await
+    .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
     let name = meta_str(&obj, "name").to_string();
-    let stored = cx
-        .b
-        .store
-        .create(
-            &cx.key(&name),
-            obj,
-            CreateOptions {
-                dry_run: dry,
-                track_generation: cx.info.tracks_generation(),
-            },
-        )
-        .await
-        .map_err(|e| (e, warnings.clone()))?;
+    let stored =
+        cx.b.store
+            .create(
+                &cx.key(&name),
+                obj,
+                CreateOptions {
+                    dry_run: dry,
+                    track_generation: cx.info.tracks_generation(),
+                },
+            )
+            .await
+            .map_err(|e| (e, warnings.clone()))?;
     Ok(Reply {
         code: 201,
         object: stored,
@@ -553,7 +559,11 @@ async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     let key = cx.key(&cx.ri.name);
     let old = match cx.b.store.get(&key).await {
         Ok(o) => o,
-        Err(e) if e.code == 404 && cx.ri.subresource.is_empty() && allows_create_on_update(&cx.gr()) => {
+        Err(e)
+            if e.code == 404
+                && cx.ri.subresource.is_empty()
+                && allows_create_on_update(&cx.gr()) =>
+        {
             return create_object(cx, obj, raw, fv, dry).await;
         }
         Err(e) => return Err(plain(e)),
@@ -601,20 +611,19 @@ async fn write_update(
     .await
     .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
-    let stored = cx
-        .b
-        .store
-        .update(
-            &cx.key(&cx.ri.name),
-            obj,
-            UpdateOptions {
-                dry_run: dry,
-                track_generation: cx.info.tracks_generation(),
-                create_if_missing: false,
-            },
-        )
-        .await
-        .map_err(|e| (e, warnings.clone()))?;
+    let stored =
+        cx.b.store
+            .update(
+                &cx.key(&cx.ri.name),
+                obj,
+                UpdateOptions {
+                    dry_run: dry,
+                    track_generation: cx.info.tracks_generation(),
+                    create_if_missing: false,
+                },
+            )
+            .await
+            .map_err(|e| (e, warnings.clone()))?;
     Ok(Reply {
         code: 200,
         object: stored,
@@ -623,11 +632,13 @@ async fn write_update(
 }
 
 fn patch_type(cx: &Ctx<'_>) -> ApiResult<PatchType> {
-    PatchType::from_media_type(&media_type(cx.header(http::header::CONTENT_TYPE))).ok_or_else(|| {
-        let mut e = ApiError::unsupported_media_type("415: Unsupported Media Type");
-        e.details = Some(Default::default());
-        e
-    })
+    PatchType::from_media_type(&media_type(cx.header(http::header::CONTENT_TYPE))).ok_or_else(
+        || {
+            let mut e = ApiError::unsupported_media_type("415: Unsupported Media Type");
+            e.details = Some(Default::default());
+            e
+        },
+    )
 }
 
 /// How often a patch is retried when a concurrent write moved the object
@@ -643,24 +654,30 @@ async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     loop {
         attempt += 1;
         let old = cx.b.store.get(&key).await.map_err(plain)?;
-        let patched = cx
-            .b
-            .merge
-            .patch(PatchRequest {
-                patch_type: pt,
-                gr: cx.gr(),
-                kind: cx.info.kind.clone(),
-                original: old.clone(),
-                patch: body.to_vec(),
-            })
-            .await
-            .map_err(plain)?;
+        let patched =
+            cx.b.merge
+                .patch(PatchRequest {
+                    patch_type: pt,
+                    gr: cx.gr(),
+                    kind: cx.info.kind.clone(),
+                    original: old.clone(),
+                    patch: body.to_vec(),
+                })
+                .await
+                .map_err(plain)?;
         let patched = prepare_object(cx, patched).map_err(plain)?;
         check_name(&patched, &cx.ri.name).map_err(plain)?;
         let client_rv = meta_str(&patched, "resourceVersion") != meta_str(&old, "resourceVersion");
         let new = merge_subresource(cx, patched, &old);
         match write_update(cx, new, old, None, true, fv, dry).await {
-            Err((e, _)) if e.code == 409 && e.reason == "Conflict" && !client_rv && attempt < PATCH_RETRIES => continue,
+            Err((e, _))
+                if e.code == 409
+                    && e.reason == "Conflict"
+                    && !client_rv
+                    && attempt < PATCH_RETRIES =>
+            {
+                continue
+            }
             other => return other,
         }
     }
@@ -690,13 +707,21 @@ async fn delete(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let body_dry: Vec<String> = opts
         .get("dryRun")
         .and_then(|v| v.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let dry = dry_run(cx.query, &body_dry, "DeleteOptions")?;
     let grace = opts
         .get("gracePeriodSeconds")
         .and_then(|v| v.as_i64())
-        .or_else(|| cx.query.get("gracePeriodSeconds").and_then(|s| s.parse().ok()));
+        .or_else(|| {
+            cx.query
+                .get("gracePeriodSeconds")
+                .and_then(|s| s.parse().ok())
+        });
     delete_one(cx, &cx.ri.name, &opts, grace, dry).await
 }
 
@@ -750,19 +775,18 @@ async fn delete_one(
             .and_then(|v| v.as_str())
             .map(str::to_string)
     };
-    let outcome = cx
-        .b
-        .store
-        .delete(
-            &key,
-            DeleteOptions {
-                dry_run: dry,
-                precondition_uid: precondition("uid"),
-                precondition_resource_version: precondition("resourceVersion"),
-                grace_period_seconds: grace_period,
-            },
-        )
-        .await?;
+    let outcome =
+        cx.b.store
+            .delete(
+                &key,
+                DeleteOptions {
+                    dry_run: dry,
+                    precondition_uid: precondition("uid"),
+                    precondition_resource_version: precondition("resourceVersion"),
+                    grace_period_seconds: grace_period,
+                },
+            )
+            .await?;
     Ok(match outcome {
         DeleteOutcome::Marked(obj) => Reply::ok(obj),
         DeleteOutcome::Deleted(obj) if returns_deleted_object(&gr) => Reply::ok(obj),
@@ -868,13 +892,22 @@ fn selector_string(obj: &Value) -> String {
 fn scale_of(obj: &Value) -> Value {
     let m = |f: &str| meta_str(obj, f).to_string();
     let mut metadata = Map::new();
-    for f in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
+    for f in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
         let v = m(f);
         if !v.is_empty() {
             metadata.insert(f.into(), Value::String(v));
         }
     }
-    let replicas = obj.pointer("/spec/replicas").and_then(|v| v.as_i64()).unwrap_or(0);
+    let replicas = obj
+        .pointer("/spec/replicas")
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0);
     let status_replicas = obj
         .pointer("/status/replicas")
         .and_then(|v| v.as_i64())
@@ -933,19 +966,18 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
     if !rv.is_empty() {
         keelson_apimachinery::meta::set_meta_str(&mut new, "resourceVersion", &rv);
     }
-    let stored = cx
-        .b
-        .store
-        .update(
-            &cx.key(name),
-            new,
-            UpdateOptions {
-                dry_run: dry,
-                track_generation: cx.info.tracks_generation(),
-                create_if_missing: false,
-            },
-        )
-        .await?;
+    let stored =
+        cx.b.store
+            .update(
+                &cx.key(name),
+                new,
+                UpdateOptions {
+                    dry_run: dry,
+                    track_generation: cx.info.tracks_generation(),
+                    create_if_missing: false,
+                },
+            )
+            .await?;
     Ok(Reply::ok(scale_of(&stored)))
 }
 
@@ -971,17 +1003,16 @@ async fn put_scale(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
 async fn patch_scale(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let pt = patch_type(cx)?;
     let old = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
-    let patched = cx
-        .b
-        .merge
-        .patch(PatchRequest {
-            patch_type: pt,
-            gr: GroupResource::new("autoscaling", "scale"),
-            kind: "Scale".into(),
-            original: scale_of(&old),
-            patch: body.to_vec(),
-        })
-        .await?;
+    let patched =
+        cx.b.merge
+            .patch(PatchRequest {
+                patch_type: pt,
+                gr: GroupResource::new("autoscaling", "scale"),
+                kind: "Scale".into(),
+                original: scale_of(&old),
+                patch: body.to_vec(),
+            })
+            .await?;
     apply_scale(cx, old, &patched).await
 }
 

@@ -7,7 +7,9 @@ use http::{HeaderValue, Request, Response};
 use keelson_apimachinery::ApiError;
 
 use crate::discovery_cache::{docs, Doc};
-use crate::http_util::{bytes_response, negotiate_output, parse_accept, status_response, Body, Output, Query};
+use crate::http_util::{
+    bytes_response, negotiate_output, parse_accept, status_response, Body, Output, Query,
+};
 use crate::request_info::{parse, Target};
 use crate::{health, resources, Backends};
 
@@ -113,13 +115,25 @@ fn not_found() -> Response<Body> {
 }
 
 fn json_value(v: &serde_json::Value) -> Response<Body> {
-    bytes_response(200, "application/json", serde_json::to_vec(v).unwrap_or_default())
+    bytes_response(
+        200,
+        "application/json",
+        serde_json::to_vec(v).unwrap_or_default(),
+    )
 }
 
 /// Serve a cached document with ETag/304 handling.
-fn doc_response(doc: &Doc, content_type: &str, if_none_match: Option<&str>, immutable: bool) -> Response<Body> {
+fn doc_response(
+    doc: &Doc,
+    content_type: &str,
+    if_none_match: Option<&str>,
+    immutable: bool,
+) -> Response<Body> {
     let matches = if_none_match
-        .map(|h| h.split(',').any(|t| t.trim() == doc.etag || t.trim() == "*"))
+        .map(|h| {
+            h.split(',')
+                .any(|t| t.trim() == doc.etag || t.trim() == "*")
+        })
         .unwrap_or(false);
     let mut r = if matches {
         let mut r = bytes_response(304, content_type, bytes::Bytes::new());
@@ -150,7 +164,12 @@ fn discovery(core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Bo
     let d = docs();
     let ranges = parse_accept(accept);
     if ranges.is_empty() {
-        return doc_response(if core { &d.api_legacy } else { &d.apis_legacy }, "application/json", inm, false);
+        return doc_response(
+            if core { &d.api_legacy } else { &d.apis_legacy },
+            "application/json",
+            inm,
+            false,
+        );
     }
     for r in &ranges {
         let is_json = r.essence == "application/json";
@@ -160,14 +179,29 @@ fn discovery(core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Bo
         {
             let (doc, v) = match r.param("v") {
                 Some("v2") => (if core { &d.api_v2 } else { &d.apis_v2 }, "v2"),
-                Some("v2beta1") => (if core { &d.api_v2beta1 } else { &d.apis_v2beta1 }, "v2beta1"),
+                Some("v2beta1") => (
+                    if core {
+                        &d.api_v2beta1
+                    } else {
+                        &d.apis_v2beta1
+                    },
+                    "v2beta1",
+                ),
                 _ => continue,
             };
-            let ct = format!("application/json;g=apidiscovery.k8s.io;v={};as=APIGroupDiscoveryList", v);
+            let ct = format!(
+                "application/json;g=apidiscovery.k8s.io;v={};as=APIGroupDiscoveryList",
+                v
+            );
             return doc_response(doc, &ct, inm, false);
         }
         if (is_json && r.params.is_empty()) || r.essence == "*/*" || r.essence == "application/*" {
-            return doc_response(if core { &d.api_legacy } else { &d.apis_legacy }, "application/json", inm, false);
+            return doc_response(
+                if core { &d.api_legacy } else { &d.apis_legacy },
+                "application/json",
+                inm,
+                false,
+            );
         }
     }
     status_response(

@@ -286,7 +286,11 @@ mod tests {
             ("!missing,app=x", true),
             ("app=x,tier=db", false),
         ] {
-            assert_eq!(LabelSelector::parse(sel).unwrap().matches(&o), want, "{sel}");
+            assert_eq!(
+                LabelSelector::parse(sel).unwrap().matches(&o),
+                want,
+                "{sel}"
+            );
         }
         assert_eq!(LabelSelector::parse("a b").unwrap_err().code, 400);
     }
@@ -294,11 +298,20 @@ mod tests {
     #[test]
     fn field_rules() {
         let pod = json!({"metadata": {"name": "p"}, "status": {"phase": "Running"}});
-        assert!(FieldSelector::parse("status.phase=Running", "", "pods").unwrap().matches(&pod));
-        assert!(!FieldSelector::parse("metadata.name!=p", "", "pods").unwrap().matches(&pod));
-        assert_eq!(FieldSelector::parse("x=1", "", "pods").unwrap_err().message, "field label not supported: x");
+        assert!(FieldSelector::parse("status.phase=Running", "", "pods")
+            .unwrap()
+            .matches(&pod));
+        assert!(!FieldSelector::parse("metadata.name!=p", "", "pods")
+            .unwrap()
+            .matches(&pod));
         assert_eq!(
-            FieldSelector::parse("x=1", "", "configmaps").unwrap_err().message,
+            FieldSelector::parse("x=1", "", "pods").unwrap_err().message,
+            "field label not supported: x"
+        );
+        assert_eq!(
+            FieldSelector::parse("x=1", "", "configmaps")
+                .unwrap_err()
+                .message,
             "\"x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
         );
     }

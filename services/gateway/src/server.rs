@@ -24,10 +24,9 @@ pub struct RunningGateway {
 }
 
 fn tls_config(creds: &pki::Credentials) -> Result<rustls::ServerConfig, GatewayError> {
-    let certs: Vec<CertificateDer<'static>> =
-        rustls_pemfile::certs(&mut creds.cert_pem.as_bytes())
-            .collect::<Result<_, _>>()
-            .map_err(|e| GatewayError::Tls(e.to_string()))?;
+    let certs: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut creds.cert_pem.as_bytes())
+        .collect::<Result<_, _>>()
+        .map_err(|e| GatewayError::Tls(e.to_string()))?;
     let key: PrivateKeyDer<'static> = rustls_pemfile::private_key(&mut creds.key_pem.as_bytes())
         .map_err(|e| GatewayError::Tls(e.to_string()))?
         .ok_or_else(|| GatewayError::Tls("no private key".into()))?;
@@ -42,9 +41,16 @@ fn tls_config(creds: &pki::Credentials) -> Result<rustls::ServerConfig, GatewayE
     Ok(cfg)
 }
 
-pub(crate) async fn start(config: GatewayConfig, backends: Backends) -> Result<RunningGateway, GatewayError> {
+pub(crate) async fn start(
+    config: GatewayConfig,
+    backends: Backends,
+) -> Result<RunningGateway, GatewayError> {
     std::fs::create_dir_all(&config.data_dir).map_err(|e| GatewayError::io(&config.data_dir, e))?;
-    let mut sans = vec!["127.0.0.1".to_string(), "localhost".to_string(), "::1".to_string()];
+    let mut sans = vec![
+        "127.0.0.1".to_string(),
+        "localhost".to_string(),
+        "::1".to_string(),
+    ];
     let bind = config.bind_address.to_string();
     if !sans.contains(&bind) && !config.bind_address.is_unspecified() {
         sans.push(bind);

@@ -15,7 +15,11 @@ use keelson_api::{AdmissionApi, MergeApi, StoreApi};
 
 /// Command-line flags (each also settable as `KEELSON_<FLAG>`).
 #[derive(Debug, Parser)]
-#[command(name = "keelson", version, about = "Kubernetes-compatible API server (embedded mode)")]
+#[command(
+    name = "keelson",
+    version,
+    about = "Kubernetes-compatible API server (embedded mode)"
+)]
 struct Flags {
     /// Directory for the database, PKI, token and kubeconfig.
     #[arg(long, env = "KEELSON_DATA_DIR", default_value = "keelson-data")]
@@ -42,6 +46,7 @@ async fn main() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     if let Err(e) = run(Flags::parse()).await {
         eprintln!("keelson: {e}");

@@ -40,7 +40,9 @@ fn create_configmap(namespace: &str) -> AdmissionRequest {
         namespace: namespace.into(),
         name: "c".into(),
         subresource: String::new(),
-        object: Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": namespace}, "data": {"a": "1"}})),
+        object: Some(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": namespace}, "data": {"a": "1"}}),
+        ),
         old_object: None,
         raw_body: None,
         is_patch: false,
@@ -55,16 +57,23 @@ async fn starts_before_its_store_and_uses_it_once_up() {
     let store_addr = reserved.local_addr().unwrap();
     drop(reserved);
     let store_endpoint = format!("http://{store_addr}");
-    let (mut child, endpoint) = start(&[
+    let (child, endpoint) = start(&[
         ("KEELSON_LISTEN", "127.0.0.1:0"),
         ("KEELSON_STORE_ENDPOINT", &store_endpoint),
     ]);
     let admission = RemoteAdmission::connect_lazy(&endpoint).unwrap();
     admission.ready().await.unwrap();
 
-    let err = admission.admit(create_configmap("default")).await.unwrap_err();
+    let err = admission
+        .admit(create_configmap("default"))
+        .await
+        .unwrap_err();
     assert_eq!(err.code, 503, "{err:?}");
-    assert!(err.message.starts_with("the store service is unavailable"), "{}", err.message);
+    assert!(
+        err.message.starts_with("the store service is unavailable"),
+        "{}",
+        err.message
+    );
 
     // Bring the store up in-process on the address admission was given.
     let dir = tempfile::tempdir().unwrap();
@@ -104,7 +113,14 @@ async fn starts_before_its_store_and_uses_it_once_up() {
         .unwrap()
         .success();
     assert!(ok);
-    assert!(child.wait().unwrap().success());
+    let status = tokio::task::spawn_blocking(move || {
+        let mut child = child;
+        child.wait()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(status.success());
     let _ = stop_tx.send(());
     store_task.await.unwrap().unwrap();
 }

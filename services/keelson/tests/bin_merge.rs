@@ -40,7 +40,7 @@ fn sigterm(child: &Child) {
 
 #[tokio::test]
 async fn serves_patches_on_a_port_from_the_env_and_stops_on_sigterm() {
-    let (mut child, endpoint) = start(&[("KEELSON_LISTEN", "127.0.0.1:0")], &[]);
+    let (child, endpoint) = start(&[("KEELSON_LISTEN", "127.0.0.1:0")], &[]);
     assert!(!endpoint.ends_with(":0"), "{endpoint}");
     let merge = RemoteMerge::connect_lazy(&endpoint).unwrap();
     merge.ready().await.unwrap();
@@ -57,7 +57,13 @@ async fn serves_patches_on_a_port_from_the_env_and_stops_on_sigterm() {
     assert_eq!(out["data"], json!({"a": "1", "b": "2"}));
 
     sigterm(&child);
-    let status = child.wait().unwrap();
+    let status = tokio::task::spawn_blocking(move || {
+        let mut child = child;
+        child.wait()
+    })
+    .await
+    .unwrap()
+    .unwrap();
     assert!(status.success(), "{status:?}");
     assert_eq!(merge.ready().await.unwrap_err().code, 503);
 }

@@ -28,14 +28,19 @@ fn start(args: &[&str]) -> (Child, String) {
     (child, format!("http://{addr}"))
 }
 
-fn stop(mut child: Child) {
+/// SIGTERM the binary and wait for a clean exit without blocking the test's
+/// runtime (its gRPC clients must still answer the server's goaway).
+async fn stop(mut child: Child) {
     let ok = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap()
         .success();
     assert!(ok);
-    let status = child.wait().unwrap();
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
     assert!(status.success(), "{status:?}");
 }
 
@@ -65,7 +70,7 @@ async fn objects_survive_a_graceful_restart() {
         .unwrap();
     let rv = created["metadata"]["resourceVersion"].clone();
     assert!(rv.is_string(), "{created}");
-    stop(child);
+    stop(child).await;
 
     let (child, endpoint) = start(&args);
     let store = RemoteStore::connect_lazy(&endpoint).unwrap();
@@ -82,5 +87,5 @@ async fn objects_survive_a_graceful_restart() {
         .unwrap_err();
     assert_eq!(err.code, 404);
     assert_eq!(err.message, "configmaps \"nope\" not found");
-    stop(child);
+    stop(child).await;
 }

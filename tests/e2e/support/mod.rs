@@ -67,11 +67,13 @@ fn spawn_and_wait<T: Send + 'static>(
 }
 
 fn listening(line: &str) -> Option<String> {
-    line.strip_prefix("listening on ").map(|s| s.trim().to_string())
+    line.strip_prefix("listening on ")
+        .map(|s| s.trim().to_string())
 }
 
 fn serving(line: &str) -> Option<String> {
-    line.strip_prefix("serving on ").map(|s| s.trim().to_string())
+    line.strip_prefix("serving on ")
+        .map(|s| s.trim().to_string())
 }
 
 impl Cluster {
@@ -113,8 +115,12 @@ impl Cluster {
                 let store_ep = format!("http://{store_addr}");
                 let (adm, adm_addr) = spawn_and_wait(
                     "keelson-admission",
-                    Command::new(env!("CARGO_BIN_EXE_keelson-admission"))
-                        .args(["--listen", "127.0.0.1:0", "--store-endpoint", &store_ep]),
+                    Command::new(env!("CARGO_BIN_EXE_keelson-admission")).args([
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--store-endpoint",
+                        &store_ep,
+                    ]),
                     listening,
                 );
                 children.push(("keelson-admission".to_string(), adm));

@@ -10,7 +10,11 @@ use clap::Parser;
 
 /// Command-line flags (each also settable as `KEELSON_<FLAG>`).
 #[derive(Debug, Parser)]
-#[command(name = "keelson-gateway", version, about = "Keelson gateway (distributed mode)")]
+#[command(
+    name = "keelson-gateway",
+    version,
+    about = "Keelson gateway (distributed mode)"
+)]
 struct Flags {
     /// Directory for the PKI, token and kubeconfig.
     #[arg(long, env = "KEELSON_DATA_DIR", default_value = "keelson-data")]
@@ -25,13 +29,25 @@ struct Flags {
     #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
     tls_sans: Vec<String>,
     /// The store service.
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", default_value = "http://127.0.0.1:7001")]
+    #[arg(
+        long,
+        env = "KEELSON_STORE_ENDPOINT",
+        default_value = "http://127.0.0.1:7001"
+    )]
     store_endpoint: String,
     /// The admission service.
-    #[arg(long, env = "KEELSON_ADMISSION_ENDPOINT", default_value = "http://127.0.0.1:7002")]
+    #[arg(
+        long,
+        env = "KEELSON_ADMISSION_ENDPOINT",
+        default_value = "http://127.0.0.1:7002"
+    )]
     admission_endpoint: String,
     /// The merge service.
-    #[arg(long, env = "KEELSON_MERGE_ENDPOINT", default_value = "http://127.0.0.1:7003")]
+    #[arg(
+        long,
+        env = "KEELSON_MERGE_ENDPOINT",
+        default_value = "http://127.0.0.1:7003"
+    )]
     merge_endpoint: String,
 }
 
@@ -43,6 +59,7 @@ async fn main() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     if let Err(e) = run(Flags::parse()).await {
         eprintln!("keelson-gateway: {e}");
@@ -52,11 +69,15 @@ async fn main() {
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let backends = keelson_gateway::Backends {
-        store: Arc::new(keelson_rpc::RemoteStore::connect_lazy(&flags.store_endpoint)?),
+        store: Arc::new(keelson_rpc::RemoteStore::connect_lazy(
+            &flags.store_endpoint,
+        )?),
         admission: Arc::new(keelson_rpc::RemoteAdmission::connect_lazy(
             &flags.admission_endpoint,
         )?),
-        merge: Arc::new(keelson_rpc::RemoteMerge::connect_lazy(&flags.merge_endpoint)?),
+        merge: Arc::new(keelson_rpc::RemoteMerge::connect_lazy(
+            &flags.merge_endpoint,
+        )?),
     };
     let gw = keelson_gateway::start(
         keelson_gateway::GatewayConfig {
@@ -68,7 +89,10 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         backends,
     )
     .await?;
-    tracing::info!("kubeconfig written; export KUBECONFIG={}", gw.kubeconfig.display());
+    tracing::info!(
+        "kubeconfig written; export KUBECONFIG={}",
+        gw.kubeconfig.display()
+    );
     println!("serving on https://{}", gw.addr);
     println!("kubeconfig: {}", gw.kubeconfig.display());
     keelson_gateway::shutdown_signal().await;
