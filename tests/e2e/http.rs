@@ -391,6 +391,74 @@ async fn checks(c: &Cluster) {
     assert_eq!((r.code, r.body.as_str()), (200, "ok"));
 }
 
+/// Garbage on every write path: always a 4xx `Status`, never a 500 or a
+/// dropped connection, and the stored object is untouched.
+async fn garbage(c: &Cluster) {
+    let http = c.client();
+    let base = format!("{}/apis/apps/v1/namespaces/default/deployments", c.url);
+    let dep = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "g"},
+        "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    let r = send(http.post(&base).json(&dep)).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let before = send(http.get(format!("{base}/g"))).await.body;
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let bodies: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"null".to_vec(),
+        b"[]".to_vec(),
+        b"\"str\"".to_vec(),
+        b"{".to_vec(),
+        b"1e999".to_vec(),
+        vec![0xff, 0xfe, 0x00, 0x01],
+        deep.into_bytes(),
+        br#"{"metadata": 5}"#.to_vec(),
+        br#"{"metadata": {"name": ["g"]}}"#.to_vec(),
+        br#"{"metadata": {"name": "g", "labels": "x"}}"#.to_vec(),
+        br#"{"metadata": {"name": "g"}, "spec": {"replicas": "three"}}"#.to_vec(),
+        br#"{"metadata": {"name": "g"}, "spec": {"template": {"spec": {"containers": {"name": "c"}}}}}"#.to_vec(),
+        br#"[{"op": "replace", "path": "/spec/replicas", "value": "x"}]"#.to_vec(),
+        br#"[{"op": "move", "from": "/nope", "path": "/x"}]"#.to_vec(),
+    ];
+    let targets: Vec<(reqwest::Method, String, &str)> = vec![
+        (reqwest::Method::POST, base.clone(), "application/json"),
+        (reqwest::Method::PUT, format!("{base}/g"), "application/json"),
+        (reqwest::Method::PUT, format!("{base}/g"), "application/yaml"),
+        (reqwest::Method::PATCH, format!("{base}/g"), "application/json-patch+json"),
+        (reqwest::Method::PATCH, format!("{base}/g"), "application/merge-patch+json"),
+        (reqwest::Method::PUT, format!("{base}/g/status"), "application/json"),
+        (reqwest::Method::PUT, format!("{base}/g/scale"), "application/json"),
+        (reqwest::Method::PATCH, format!("{base}/g/scale"), "application/merge-patch+json"),
+        (reqwest::Method::POST, format!("{}/api/v1/namespaces", c.url), "application/vnd.kubernetes.protobuf"),
+        (reqwest::Method::DELETE, format!("{base}/nonexistent"), "application/json"),
+    ];
+    for (method, url, ct) in &targets {
+        for body in &bodies {
+            let r = send(http.request(method.clone(), url).header("content-type", *ct).body(body.clone())).await;
+            if r.code < 300 {
+                continue; // e.g. a merge patch of `{}` shape that is valid
+            }
+            assert!(
+                (400..500).contains(&r.code),
+                "{method} {url} ({ct}) with {:?} → {}: {}",
+                String::from_utf8_lossy(&body[..body.len().min(60)]),
+                r.code,
+                r.body
+            );
+            let v = r.json();
+            assert_eq!(v["kind"], "Status", "{}", r.body);
+        }
+    }
+    let after = send(http.get(format!("{base}/g"))).await.body;
+    let (b, a): (Value, Value) = (serde_json::from_str(&before).unwrap(), serde_json::from_str(&after).unwrap());
+    assert_eq!(b["spec"], a["spec"], "garbage changed the stored spec");
+}
+
+#[test]
+fn garbage_is_rejected_cleanly() {
+    let c = Cluster::start(Mode::Embedded);
+    block_on(garbage(&c));
+}
+
 #[test]
 fn http_embedded() {
     let c = Cluster::start(Mode::Embedded);
