@@ -931,8 +931,78 @@ async fn get_scale(cx: &Ctx<'_>) -> ApiResult<Reply> {
     Ok(Reply::ok(scale_of(&obj)))
 }
 
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Type checks of an `autoscaling/v1 Scale` body, as Go's decoder makes them.
+fn check_scale(scale: &Value) -> ApiResult<()> {
+    let err = |v: &Value, field: &str, go_type: &str| {
+        ApiError::bad_request(format!(
+            "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal {} into Go struct field {} of type {}",
+            json_type(v),
+            field,
+            go_type
+        ))
+    };
+    if !scale.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type Scale): json: cannot unmarshal {} into Go value of type v1.Scale",
+            json_type(scale)
+        )));
+    }
+    if let Some(k) = scale.get("kind").filter(|k| !k.is_null()) {
+        if k.as_str().is_some_and(|k| k != "Scale" && !k.is_empty()) {
+            return Err(ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type Scale): object kind {} does not match",
+                k
+            )));
+        }
+    }
+    match scale.get("metadata") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for f in ["name", "namespace", "resourceVersion", "uid"] {
+                if let Some(v) = m.get(f).filter(|v| !v.is_null() && !v.is_string()) {
+                    return Err(err(v, &format!("ObjectMeta.metadata.{}", f), "string"));
+                }
+            }
+            for f in ["labels", "annotations"] {
+                match m.get(f) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(kv)) => {
+                        if let Some(v) = kv.values().find(|v| !v.is_string() && !v.is_null()) {
+                            return Err(err(v, &format!("ObjectMeta.metadata.{}", f), "string"));
+                        }
+                    }
+                    Some(v) => {
+                        return Err(err(
+                            v,
+                            &format!("ObjectMeta.metadata.{}", f),
+                            "map[string]string",
+                        ))
+                    }
+                }
+            }
+        }
+        Some(v) => return Err(err(v, "Scale.metadata", "v1.ObjectMeta")),
+    }
+    match scale.get("spec") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
+        Some(v) => Err(err(v, "Scale.spec", "v1.ScaleSpec")),
+    }
+}
+
 /// Apply a desired Scale to the workload and store it.
 async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply> {
+    check_scale(scale)?;
     let dry = dry_run(cx.query, &[], "UpdateOptions")?;
     let name = &cx.ri.name;
     let replicas = match scale.pointer("/spec/replicas") {
