@@ -144,7 +144,7 @@ impl LocalAdmission {
         } else if !object.is_object() {
             let inner = format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_kind(&object)
+                keelson_apimachinery::field::json_kind(&object)
             );
             return Err(ApiError::bad_request(names.cannot_handle(&inner)));
         }
@@ -196,17 +196,6 @@ impl LocalAdmission {
             object: Some(object),
             warnings,
         })
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -159,6 +159,19 @@ impl std::fmt::Display for FieldError {
     }
 }
 
+/// The JSON kind of a value as Go's `encoding/json` names it in
+/// `UnmarshalTypeError` messages (`number`, `string`, `object`, ...).
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// Render a value as Go's field errors do (strings quoted, 1.34 JSON otherwise).
 pub fn render_value(v: &Value) -> String {
     match v {

@@ -96,16 +96,7 @@ pub(crate) fn syntax_error(body: &[u8], e: &serde_json::Error) -> String {
 }
 
 /// Go's name of a JSON value's kind in `UnmarshalTypeError`.
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+pub(crate) use keelson_apimachinery::field::json_kind as kind;
 
 /// Parse `body` as JSON, or Go's syntax error text.
 pub(crate) fn parse(body: &[u8]) -> Result<Value, String> {

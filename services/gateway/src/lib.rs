@@ -45,6 +45,54 @@ pub struct GatewayConfig {
     pub tls_sans: Vec<String>,
 }
 
+/// The gateway's command-line flags, shared by `keelson` and
+/// `keelson-gateway` (each also settable as `KEELSON_<FLAG>`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct GatewayFlags {
+    /// Directory for the PKI, token and kubeconfig (and, embedded, the database).
+    #[arg(long, env = "KEELSON_DATA_DIR", default_value = "keelson-data")]
+    pub data_dir: PathBuf,
+    /// Address to serve HTTPS on.
+    #[arg(long, env = "KEELSON_BIND_ADDRESS", default_value = "127.0.0.1")]
+    pub bind_address: IpAddr,
+    /// Port to serve HTTPS on; 0 picks a free port.
+    #[arg(long, env = "KEELSON_SECURE_PORT", default_value_t = 6443)]
+    pub secure_port: u16,
+    /// Extra subject alternative names for the serving certificate.
+    #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
+    pub tls_sans: Vec<String>,
+}
+
+impl From<GatewayFlags> for GatewayConfig {
+    fn from(f: GatewayFlags) -> Self {
+        GatewayConfig {
+            data_dir: f.data_dir,
+            bind_address: f.bind_address,
+            secure_port: f.secure_port,
+            tls_sans: f.tls_sans,
+        }
+    }
+}
+
+/// Start serving, then print the machine-readable `serving on https://ADDR`
+/// and `kubeconfig: PATH` lines, wait for SIGTERM/ctrl-c and stop.
+pub async fn serve_until_shutdown(
+    config: GatewayConfig,
+    backends: Backends,
+) -> Result<(), GatewayError> {
+    let gw = start(config, backends).await?;
+    tracing::info!(
+        "kubeconfig written; export KUBECONFIG={}",
+        gw.kubeconfig.display()
+    );
+    println!("serving on https://{}", gw.addr);
+    println!("kubeconfig: {}", gw.kubeconfig.display());
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    gw.task.abort();
+    Ok(())
+}
+
 impl Default for GatewayConfig {
     fn default() -> Self {
         GatewayConfig {

@@ -931,23 +931,12 @@ async fn get_scale(cx: &Ctx<'_>) -> ApiResult<Reply> {
     Ok(Reply::ok(scale_of(&obj)))
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// Type checks of an `autoscaling/v1 Scale` body, as Go's decoder makes them.
 fn check_scale(scale: &Value) -> ApiResult<()> {
     let err = |v: &Value, field: &str, go_type: &str| {
         ApiError::bad_request(format!(
             "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal {} into Go struct field {} of type {}",
-            json_type(v),
+            keelson_apimachinery::field::json_kind(v),
             field,
             go_type
         ))
@@ -955,7 +944,7 @@ fn check_scale(scale: &Value) -> ApiResult<()> {
     if !scale.is_object() {
         return Err(ApiError::bad_request(format!(
             "the object provided is unrecognized (must be of type Scale): json: cannot unmarshal {} into Go value of type v1.Scale",
-            json_type(scale)
+            keelson_apimachinery::field::json_kind(scale)
         )));
     }
     if let Some(k) = scale.get("kind").filter(|k| !k.is_null()) {

@@ -5,8 +5,6 @@
 //! distributed services serve over gRPC.
 #![forbid(unsafe_code)]
 
-use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,18 +19,8 @@ use keelson_api::{AdmissionApi, MergeApi, StoreApi};
     about = "Kubernetes-compatible API server (embedded mode)"
 )]
 struct Flags {
-    /// Directory for the database, PKI, token and kubeconfig.
-    #[arg(long, env = "KEELSON_DATA_DIR", default_value = "keelson-data")]
-    data_dir: PathBuf,
-    /// Address to serve HTTPS on.
-    #[arg(long, env = "KEELSON_BIND_ADDRESS", default_value = "127.0.0.1")]
-    bind_address: IpAddr,
-    /// Port to serve HTTPS on; 0 picks a free port.
-    #[arg(long, env = "KEELSON_SECURE_PORT", default_value_t = 6443)]
-    secure_port: u16,
-    /// Extra subject alternative names for the serving certificate.
-    #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
-    tls_sans: Vec<String>,
+    #[command(flatten)]
+    gateway: keelson_gateway::GatewayFlags,
     /// How long old revisions are kept before compaction (e.g. `5m`, `10s`).
     #[arg(long = "etcd-compaction-interval", env = "KEELSON_ETCD_COMPACTION_INTERVAL", default_value = "5m", value_parser = humantime::parse_duration)]
     retention: Duration,
@@ -55,9 +43,10 @@ async fn main() {
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
-    std::fs::create_dir_all(&flags.data_dir)?;
+    let data_dir = flags.gateway.data_dir.clone();
+    std::fs::create_dir_all(&data_dir)?;
     let store = keelson_storage::LocalStore::open(
-        &flags.data_dir.join("store"),
+        &data_dir.join("store"),
         keelson_storage::StoreConfig {
             retention: flags.retention,
             ..Default::default()
@@ -68,26 +57,11 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let admission: Arc<dyn AdmissionApi> =
         Arc::new(keelson_admission::LocalAdmission::new(store.clone()));
     let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new());
-    let gw = keelson_gateway::start(
-        keelson_gateway::GatewayConfig {
-            data_dir: flags.data_dir.clone(),
-            bind_address: flags.bind_address,
-            secure_port: flags.secure_port,
-            tls_sans: flags.tls_sans,
-        },
-        keelson_gateway::Backends {
-            store,
-            admission,
-            merge,
-        },
-    )
-    .await?;
-    tracing::info!(kubeconfig = %gw.kubeconfig.display(), "kubeconfig written; export KUBECONFIG={}", gw.kubeconfig.display());
-    // Machine-readable lines for scripts and tests.
-    println!("serving on https://{}", gw.addr);
-    println!("kubeconfig: {}", gw.kubeconfig.display());
-    keelson_gateway::shutdown_signal().await;
-    tracing::info!("shutting down");
-    gw.task.abort();
+    let backends = keelson_gateway::Backends {
+        store,
+        admission,
+        merge,
+    };
+    keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())
 }

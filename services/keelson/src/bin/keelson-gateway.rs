@@ -2,8 +2,6 @@
 //! store, admission and merge services over gRPC.
 #![forbid(unsafe_code)]
 
-use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Parser;
@@ -16,18 +14,8 @@ use clap::Parser;
     about = "Keelson gateway (distributed mode)"
 )]
 struct Flags {
-    /// Directory for the PKI, token and kubeconfig.
-    #[arg(long, env = "KEELSON_DATA_DIR", default_value = "keelson-data")]
-    data_dir: PathBuf,
-    /// Address to serve HTTPS on.
-    #[arg(long, env = "KEELSON_BIND_ADDRESS", default_value = "127.0.0.1")]
-    bind_address: IpAddr,
-    /// Port to serve HTTPS on; 0 picks a free port.
-    #[arg(long, env = "KEELSON_SECURE_PORT", default_value_t = 6443)]
-    secure_port: u16,
-    /// Extra subject alternative names for the serving certificate.
-    #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
-    tls_sans: Vec<String>,
+    #[command(flatten)]
+    gateway: keelson_gateway::GatewayFlags,
     /// The store service.
     #[arg(
         long,
@@ -79,23 +67,6 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
             &flags.merge_endpoint,
         )?),
     };
-    let gw = keelson_gateway::start(
-        keelson_gateway::GatewayConfig {
-            data_dir: flags.data_dir,
-            bind_address: flags.bind_address,
-            secure_port: flags.secure_port,
-            tls_sans: flags.tls_sans,
-        },
-        backends,
-    )
-    .await?;
-    tracing::info!(
-        "kubeconfig written; export KUBECONFIG={}",
-        gw.kubeconfig.display()
-    );
-    println!("serving on https://{}", gw.addr);
-    println!("kubeconfig: {}", gw.kubeconfig.display());
-    keelson_gateway::shutdown_signal().await;
-    gw.task.abort();
+    keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())
 }
