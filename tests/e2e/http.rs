@@ -280,8 +280,15 @@ async fn checks(c: &Cluster) {
     )
     .await;
     assert_eq!(status_of(&r).0, 406);
-    let r = send(http.get(format!("{cms}?watch=true"))).await;
-    assert_eq!(status_of(&r).0, 405);
+    let r = send(http.get(u("/api/v1/namespaces/default/bindings?watch=true"))).await;
+    assert_eq!(
+        status_of(&r),
+        (
+            405,
+            "MethodNotAllowed".into(),
+            r#"watch is not supported on resources of kind "bindings""#.into()
+        )
+    );
 
     // JSON patch test failure → 422; merge patch.
     let r = send(
@@ -317,6 +324,93 @@ async fn checks(c: &Cluster) {
             .unwrap();
         assert!(rv <= list_rv);
     }
+
+    // Paging: every page reports the first page's revision; remainingItemCount
+    // without selectors; an exact older revision is served exactly.
+    let ns = u("/api/v1/namespaces");
+    send(http.post(&ns).json(&json!({"metadata": {"name": "pages"}}))).await;
+    let pcm = u("/api/v1/namespaces/pages/configmaps");
+    let mut rvs = Vec::new();
+    for i in 0..5 {
+        let r = send(
+            http.post(&pcm)
+                .json(&json!({"metadata": {"name": format!("p{i}")}})),
+        )
+        .await;
+        rvs.push(
+            r.json()["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let first = send(http.get(format!("{pcm}?limit=2"))).await.json();
+    let snapshot = first["metadata"]["resourceVersion"].clone();
+    assert_eq!(first["metadata"]["remainingItemCount"], 3);
+    let token = first["metadata"]["continue"].as_str().unwrap().to_string();
+    // A write between pages is not seen by later pages of the snapshot.
+    send(http.post(&pcm).json(&json!({"metadata": {"name": "p9"}}))).await;
+    let second = send(http.get(format!("{pcm}?limit=2&continue={token}")))
+        .await
+        .json();
+    assert_eq!(second["metadata"]["resourceVersion"], snapshot);
+    let token2 = second["metadata"]["continue"].as_str().unwrap().to_string();
+    let third = send(http.get(format!("{pcm}?limit=2&continue={token2}")))
+        .await
+        .json();
+    assert_eq!(third["metadata"]["resourceVersion"], snapshot);
+    assert!(third["metadata"].get("continue").is_none());
+    assert!(third["metadata"].get("remainingItemCount").is_none());
+    let names: Vec<&str> = [&first, &second, &third]
+        .iter()
+        .flat_map(|p| {
+            p["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["metadata"]["name"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(names, ["p0", "p1", "p2", "p3", "p4"]);
+    let sel = send(http.get(format!("{pcm}?limit=1&labelSelector=!nope")))
+        .await
+        .json();
+    assert!(sel["metadata"].get("remainingItemCount").is_none());
+    assert!(sel["metadata"]["continue"].is_string());
+    let exact = send(http.get(format!(
+        "{pcm}?resourceVersion={}&resourceVersionMatch=Exact",
+        rvs[1]
+    )))
+    .await
+    .json();
+    assert_eq!(exact["metadata"]["resourceVersion"], rvs[1].as_str());
+    assert_eq!(exact["items"].as_array().unwrap().len(), 2);
+    let r = send(http.get(format!("{pcm}?continue={token}&resourceVersion=1"))).await;
+    assert_eq!(
+        status_of(&r),
+        (
+            400,
+            "BadRequest".into(),
+            "specifying resource version is not allowed when using continue".into()
+        )
+    );
+    let r = send(http.get(format!("{pcm}?resourceVersionMatch=NotOlderThan"))).await;
+    assert_eq!(
+        status_of(&r).2,
+        r#"ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"#
+    );
+    let r = send(http.get(format!("{pcm}?resourceVersion=999999999"))).await;
+    let (code, reason, msg) = status_of(&r);
+    assert_eq!((code, reason.as_str()), (504, "Timeout"));
+    assert!(
+        msg.starts_with("Timeout: Too large resource version: 999999999, current: "),
+        "{msg}"
+    );
+    assert_eq!(r.header("retry-after").as_deref(), Some("1"));
+    assert_eq!(
+        r.json()["details"]["causes"][0]["reason"],
+        "ResourceVersionTooLarge"
+    );
 
     // Status subresource: main writes ignore status, /status writes only status.
     let deps = u("/apis/apps/v1/namespaces/default/deployments");

@@ -279,6 +279,39 @@ fn scenario(mode: Mode) {
     let err = c.fails(&["delete", "namespace", "kube-system"], None);
     assert!(err.contains("this namespace may not be deleted"), "{err}");
 
+    // Chunked lists: kubectl follows metadata.continue.
+    c.ok(&["create", "namespace", "chunks"]);
+    for i in 0..7 {
+        c.ok(&["create", "configmap", &format!("c{i}"), "-n", "chunks"]);
+    }
+    let out = c.kubectl(&[
+        "get",
+        "configmaps",
+        "-n",
+        "chunks",
+        "--chunk-size=2",
+        "-o",
+        "name",
+        "-v=6",
+    ]);
+    assert!(out.status.success());
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        names,
+        (0..7)
+            .map(|i| format!("configmap/c{i}"))
+            .collect::<Vec<_>>()
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        log.matches("continue=").count(),
+        3,
+        "expected 4 pages:\n{log}"
+    );
+
     // Namespaces created at first start.
     let nss = c.ok(&["get", "namespaces", "-o", "name"]);
     for n in [

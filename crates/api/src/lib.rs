@@ -14,6 +14,9 @@ pub use admission::{
     AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation,
 };
 pub use merge::{MergeApi, PatchRequest, PatchType};
-pub use store::{CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions};
+pub use store::{
+    ChangeEvent, ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, EventType, ListResult,
+    StoreApi, UpdateOptions,
+};
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};

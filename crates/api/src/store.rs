@@ -45,6 +45,32 @@ pub enum DeleteOutcome {
     Marked(Value),
 }
 
+/// The kind of a committed change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One committed change of one object, as the store's change stream
+/// delivers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeEvent {
+    /// The revision of the write.
+    pub revision: u64,
+    pub event_type: EventType,
+    /// The object after the write; for `Deleted`, its last state with
+    /// `metadata.resourceVersion` set to the delete's revision.
+    pub object: Value,
+    /// The object before the write (`None` for `Added`), so watchers can
+    /// tell selector transitions.
+    pub prev_object: Option<Value>,
+}
+
+/// A stream of changes in revision order.
+pub type ChangeStream = futures::stream::BoxStream<'static, ApiResult<ChangeEvent>>;
+
 /// A list snapshot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResult {
@@ -80,8 +106,42 @@ pub trait StoreApi: Send + Sync + 'static {
     /// List the current objects of a resource, in one namespace or all.
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult>;
 
+    /// List a resource as it was at an exact retained revision. A compacted
+    /// revision fails with `410 Expired`; one newer than the store's current
+    /// revision with `504 Timeout` (`Too large resource version`).
+    async fn list_at(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        revision: u64,
+    ) -> ApiResult<ListResult> {
+        let _ = (namespace, revision);
+        Err(keelson_apimachinery::ApiError::method_not_supported(
+            gr,
+            "list at a revision",
+        ))
+    }
+
     /// The store's current global revision.
     async fn current_revision(&self) -> ApiResult<u64>;
+
+    /// Every change to `gr` (in one namespace, or all) committed after
+    /// `after_revision`, in revision order, first from history and then live,
+    /// until the stream is dropped. A revision older than the compacted one
+    /// fails with `410 Expired` (`too old resource version: X (Y)`), before
+    /// the stream starts or as its last item when compaction overtakes a
+    /// slow reader.
+    async fn watch(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        after_revision: u64,
+    ) -> ApiResult<ChangeStream> {
+        let _ = (namespace, after_revision);
+        Err(keelson_apimachinery::ApiError::method_not_supported(
+            gr, "watch",
+        ))
+    }
 
     /// Readiness of the service (the gateway's `/readyz` runs one check per
     /// backing service). Local implementations are ready once constructed.

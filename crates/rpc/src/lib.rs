@@ -25,6 +25,7 @@ mod serve;
 pub mod service;
 pub mod status;
 mod store;
+mod watch;
 
 pub use admission::{AdmissionGrpc, RemoteAdmission};
 pub use channel::{lazy_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE};

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use keelson_api::{
-    CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+    ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
 };
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
 use serde_json::Value;
@@ -20,6 +20,7 @@ use crate::pb::store as pb;
 use crate::pb::store::store_client::StoreClient;
 use crate::pb::store::store_server::{Store, StoreServer};
 use crate::status::{from_grpc_status, to_grpc_status};
+use crate::watch::{from_pb_stream, to_pb_stream, PbEventStream};
 
 const SERVICE: &str = "store";
 
@@ -161,12 +162,13 @@ impl Store for StoreGrpc {
         req: Request<pb::ListRequest>,
     ) -> Result<Response<Self::ListStream>, Status> {
         let r = req.into_inner();
-        let gr = r.gr.ok_or_else(|| status(missing(SERVICE, "gr")))?;
-        let list = self
-            .api
-            .list(&gr_from_pb(gr), r.namespace.as_deref())
-            .await
-            .map_err(status)?;
+        let gr = gr_from_pb(r.gr.ok_or_else(|| status(missing(SERVICE, "gr")))?);
+        let ns = r.namespace.as_deref();
+        let list = match r.revision {
+            Some(rev) => self.api.list_at(&gr, ns, rev).await,
+            None => self.api.list(&gr, ns).await,
+        }
+        .map_err(status)?;
         Ok(Response::new(tokio_stream::iter(list_chunks(list))))
     }
 
@@ -176,6 +178,22 @@ impl Store for StoreGrpc {
     ) -> Result<Response<pb::CurrentRevisionResponse>, Status> {
         let revision = self.api.current_revision().await.map_err(status)?;
         Ok(Response::new(pb::CurrentRevisionResponse { revision }))
+    }
+
+    type WatchStream = PbEventStream;
+
+    async fn watch(
+        &self,
+        req: Request<pb::WatchRequest>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let r = req.into_inner();
+        let gr = r.gr.ok_or_else(|| status(missing(SERVICE, "gr")))?;
+        let changes = self
+            .api
+            .watch(&gr_from_pb(gr), r.namespace.as_deref(), r.after_revision)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(to_pb_stream(changes)))
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
@@ -191,6 +209,34 @@ pub struct RemoteStore {
 }
 
 impl RemoteStore {
+    /// One streamed `List` call, current (`revision: None`) or at a revision.
+    async fn list_request(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        revision: Option<u64>,
+    ) -> ApiResult<ListResult> {
+        let req = pb::ListRequest {
+            gr: Some(gr_to_pb(gr)),
+            namespace: namespace.map(str::to_string),
+            revision,
+        };
+        let mut stream = self.client().list(req).await.map_err(err)?.into_inner();
+        let mut items = Vec::new();
+        let mut resource_version = None;
+        while let Some(chunk) = stream.message().await.map_err(err)? {
+            resource_version.get_or_insert(chunk.resource_version);
+            for b in &chunk.items {
+                items.push(from_json_bytes(SERVICE, "list item", b)?);
+            }
+        }
+        let resource_version = resource_version.ok_or_else(|| missing(SERVICE, "list chunk"))?;
+        Ok(ListResult {
+            items,
+            resource_version,
+        })
+    }
+
     /// A client for `endpoint` (`http://host:port`), connected on first use
     /// and reconnected after the peer restarts. Needs a Tokio runtime.
     pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
@@ -276,24 +322,16 @@ impl StoreApi for RemoteStore {
     }
 
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult> {
-        let req = pb::ListRequest {
-            gr: Some(gr_to_pb(gr)),
-            namespace: namespace.map(str::to_string),
-        };
-        let mut stream = self.client().list(req).await.map_err(err)?.into_inner();
-        let mut items = Vec::new();
-        let mut resource_version = None;
-        while let Some(chunk) = stream.message().await.map_err(err)? {
-            resource_version.get_or_insert(chunk.resource_version);
-            for b in &chunk.items {
-                items.push(from_json_bytes(SERVICE, "list item", b)?);
-            }
-        }
-        let resource_version = resource_version.ok_or_else(|| missing(SERVICE, "list chunk"))?;
-        Ok(ListResult {
-            items,
-            resource_version,
-        })
+        self.list_request(gr, namespace, None).await
+    }
+
+    async fn list_at(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        revision: u64,
+    ) -> ApiResult<ListResult> {
+        self.list_request(gr, namespace, Some(revision)).await
     }
 
     async fn current_revision(&self) -> ApiResult<u64> {
@@ -304,6 +342,24 @@ impl StoreApi for RemoteStore {
             .map_err(err)?
             .into_inner();
         Ok(resp.revision)
+    }
+
+    /// Errors before the stream starts (e.g. `410`) are returned here; a
+    /// failure mid-stream is the stream's last item (`503` when the
+    /// connection broke).
+    async fn watch(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        after_revision: u64,
+    ) -> ApiResult<ChangeStream> {
+        let req = pb::WatchRequest {
+            gr: Some(gr_to_pb(gr)),
+            namespace: namespace.map(str::to_string),
+            after_revision,
+        };
+        let stream = self.client().watch(req).await.map_err(err)?.into_inner();
+        Ok(from_pb_stream(SERVICE, stream))
     }
 
     /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.

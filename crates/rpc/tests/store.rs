@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use keelson_api::{
-    CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+    ChangeEvent, ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, EventType, ListResult,
+    StoreApi, UpdateOptions,
 };
 use keelson_apimachinery::{
     ApiError, ApiResult, FieldError, GroupResource, ObjectKey, StatusCause, StatusDetails,
@@ -533,4 +535,214 @@ async fn a_bad_endpoint_is_an_error_not_a_panic() {
             .starts_with("invalid endpoint \"not a uri\""),
         "{err}"
     );
+}
+
+/// A store whose `watch` streams whatever the test sends on a channel.
+#[derive(Default)]
+struct Watchable {
+    /// Handed out one per `watch` call.
+    feeds: Mutex<Vec<tokio::sync::mpsc::Receiver<ApiResult<ChangeEvent>>>>,
+    /// The arguments of the last `watch` call.
+    seen: Mutex<Option<(GroupResource, Option<String>, u64)>>,
+    /// `watch` below this revision is `410 Expired`.
+    compacted: u64,
+}
+
+impl Watchable {
+    fn feed(&self) -> tokio::sync::mpsc::Sender<ApiResult<ChangeEvent>> {
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        self.feeds.lock().unwrap().push(rx);
+        tx
+    }
+}
+
+fn unused<T>() -> ApiResult<T> {
+    Err(ApiError::internal("not used by watch tests"))
+}
+
+#[async_trait]
+impl StoreApi for Watchable {
+    async fn create(&self, _: &ObjectKey, _: Value, _: CreateOptions) -> ApiResult<Value> {
+        unused()
+    }
+    async fn get(&self, _: &ObjectKey) -> ApiResult<Value> {
+        unused()
+    }
+    async fn update(&self, _: &ObjectKey, _: Value, _: UpdateOptions) -> ApiResult<Value> {
+        unused()
+    }
+    async fn delete(&self, _: &ObjectKey, _: DeleteOptions) -> ApiResult<DeleteOutcome> {
+        unused()
+    }
+    async fn list(&self, _: &GroupResource, _: Option<&str>) -> ApiResult<ListResult> {
+        unused()
+    }
+    async fn current_revision(&self) -> ApiResult<u64> {
+        unused()
+    }
+    async fn watch(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        after_revision: u64,
+    ) -> ApiResult<ChangeStream> {
+        *self.seen.lock().unwrap() =
+            Some((gr.clone(), namespace.map(str::to_string), after_revision));
+        if after_revision < self.compacted {
+            return Err(too_old(after_revision, self.compacted));
+        }
+        let rx = self.feeds.lock().unwrap().pop().expect("a feed per watch");
+        Ok(tokio_stream::wrappers::ReceiverStream::new(rx).boxed())
+    }
+}
+
+fn too_old(after: u64, compacted: u64) -> ApiError {
+    ApiError::new(
+        410,
+        "Expired",
+        format!("too old resource version: {after} ({compacted})"),
+    )
+}
+
+fn event(revision: u64, event_type: EventType, prev: Option<Value>) -> ChangeEvent {
+    let mut object = cm("a");
+    object["metadata"]["resourceVersion"] = json!(revision.to_string());
+    ChangeEvent {
+        revision,
+        event_type,
+        object,
+        prev_object: prev,
+    }
+}
+
+async fn next_item(s: &mut ChangeStream) -> Option<ApiResult<ChangeEvent>> {
+    tokio::time::timeout(std::time::Duration::from_secs(10), s.next())
+        .await
+        .expect("an item within 10s")
+}
+
+#[tokio::test]
+async fn watch_events_round_trip_identically() {
+    let fake = Arc::new(Watchable::default());
+    let tx = fake.feed();
+    let (server, store) = setup_watchable(fake.clone()).await;
+    let gr = GroupResource::new("apps", "deployments");
+    let mut w = store.watch(&gr, Some("ns"), 5).await.unwrap();
+    assert_eq!(
+        *fake.seen.lock().unwrap(),
+        Some((gr.clone(), Some("ns".to_string()), 5))
+    );
+    let added = event(6, EventType::Added, None);
+    let modified = event(7, EventType::Modified, Some(added.object.clone()));
+    let deleted = event(8, EventType::Deleted, Some(modified.object.clone()));
+    for e in [&added, &modified, &deleted] {
+        tx.send(Ok(e.clone())).await.unwrap();
+    }
+    for e in [added, modified, deleted] {
+        assert_eq!(next_item(&mut w).await.unwrap().unwrap(), e);
+    }
+    drop(w);
+
+    // "All namespaces" stays distinct from the empty namespace.
+    let _tx = fake.feed();
+    let w = store.watch(&gr, None, 0).await.unwrap();
+    assert_eq!(*fake.seen.lock().unwrap(), Some((gr, None, 0)));
+    drop(w);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn watch_of_a_compacted_revision_fails_before_the_stream() {
+    let fake = Arc::new(Watchable {
+        compacted: 10,
+        ..Default::default()
+    });
+    let (server, store) = setup_watchable(fake).await;
+    let err = store
+        .watch(&GroupResource::new("", "pods"), None, 3)
+        .await
+        .err()
+        .expect("410");
+    assert_eq!(err, too_old(3, 10));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_error_mid_stream_arrives_identical_and_ends_it() {
+    let fake = Arc::new(Watchable::default());
+    let tx = fake.feed();
+    let (server, store) = setup_watchable(fake).await;
+    let mut w = store
+        .watch(&GroupResource::new("", "configmaps"), None, 0)
+        .await
+        .unwrap();
+    let first = event(1, EventType::Added, None);
+    tx.send(Ok(first.clone())).await.unwrap();
+    tx.send(Err(too_old(1, 5))).await.unwrap();
+    // Anything after the error is not forwarded.
+    let _ = tx.send(Ok(event(2, EventType::Modified, None))).await;
+    assert_eq!(next_item(&mut w).await.unwrap().unwrap(), first);
+    assert_eq!(next_item(&mut w).await.unwrap().unwrap_err(), too_old(1, 5));
+    assert!(next_item(&mut w).await.is_none());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn dropping_the_client_stream_stops_the_server_side() {
+    let fake = Arc::new(Watchable::default());
+    let tx = fake.feed();
+    let (server, store) = setup_watchable(fake).await;
+    let mut w = store
+        .watch(&GroupResource::new("", "configmaps"), None, 0)
+        .await
+        .unwrap();
+    tx.send(Ok(event(1, EventType::Added, None))).await.unwrap();
+    next_item(&mut w).await.unwrap().unwrap();
+    assert!(!tx.is_closed());
+    drop(w);
+    tokio::time::timeout(std::time::Duration::from_secs(5), tx.closed())
+        .await
+        .expect("the server dropped the store's stream");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_broken_connection_mid_stream_is_a_503_item() {
+    let fake = Arc::new(Watchable::default());
+    let tx = fake.feed();
+    let router = Server::builder().add_service(StoreGrpc::server(fake));
+    let server = support::start(router, None).await;
+    // A TCP relay we can cut, standing in for a network failure.
+    let relay = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let relay_addr = relay.local_addr().unwrap();
+    let upstream = server.addr;
+    let cut = tokio::spawn(async move {
+        let (mut down, _) = relay.accept().await.unwrap();
+        let mut up = tokio::net::TcpStream::connect(upstream).await.unwrap();
+        let _ = tokio::io::copy_bidirectional(&mut down, &mut up).await;
+    });
+    let store = RemoteStore::connect_lazy(&format!("http://{relay_addr}")).unwrap();
+    let mut w = store
+        .watch(&GroupResource::new("", "configmaps"), None, 0)
+        .await
+        .unwrap();
+    tx.send(Ok(event(1, EventType::Added, None))).await.unwrap();
+    next_item(&mut w).await.unwrap().unwrap();
+    cut.abort();
+    let err = next_item(&mut w).await.unwrap().unwrap_err();
+    assert_eq!((err.code, err.reason.as_str()), (503, "ServiceUnavailable"));
+    assert!(
+        err.message.starts_with("the store service is unavailable"),
+        "{}",
+        err.message
+    );
+    assert!(next_item(&mut w).await.is_none());
+    server.stop().await;
+}
+
+async fn setup_watchable(store: Arc<Watchable>) -> (support::TestServer, RemoteStore) {
+    let router = Server::builder().add_service(StoreGrpc::server(store));
+    let server = support::start(router, None).await;
+    let remote = RemoteStore::connect_lazy(&server.endpoint()).unwrap();
+    (server, remote)
 }

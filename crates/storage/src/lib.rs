@@ -24,4 +24,4 @@ pub mod sled_engine;
 pub use config::StoreConfig;
 pub use error::StorageError;
 pub use local::LocalStore;
-pub use mvcc::{Change, EventType, Expect, Mvcc, Versioned};
+pub use mvcc::{Change, ChangeBatch, EventType, Expect, Mvcc, PrefixChange, Versioned};

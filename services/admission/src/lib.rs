@@ -21,10 +21,11 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Parser;
+use keelson_rpc::service::{bind_and_announce, parse_listen, read_config_file};
 use keelson_rpc::{AdmissionGrpc, RemoteStore};
 use serde::Deserialize;
 use tokio::net::TcpListener;
@@ -34,34 +35,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7002";
 /// Default store endpoint.
 pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
 
-/// Why the service could not start or stopped with an error.
-#[derive(Debug, thiserror::Error)]
-pub enum ServiceError {
-    /// The config file could not be read or parsed.
-    #[error("config file {path}: {source}")]
-    ConfigFile {
-        path: PathBuf,
-        #[source]
-        source: config::ConfigError,
-    },
-    /// A configured value is invalid.
-    #[error("invalid {key} {value:?}: {reason}")]
-    InvalidValue {
-        key: &'static str,
-        value: String,
-        reason: String,
-    },
-    /// The listen address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The store endpoint is unusable, or the gRPC server failed.
-    #[error(transparent)]
-    Rpc(#[from] keelson_rpc::RpcError),
-}
+pub use keelson_rpc::service::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,19 +85,10 @@ struct FileConfig {
 impl Cli {
     /// Resolve flags and env over the config file over the defaults.
     pub fn into_config(self) -> Result<Config, ServiceError> {
-        let file: FileConfig = match &self.config {
-            Some(path) => read_config_file(path)?,
-            None => FileConfig::default(),
-        };
+        let file: FileConfig = read_config_file(self.config.as_deref())?;
         let mut config = Config::default();
         if let Some(listen) = file.listen {
-            config.listen = listen.parse().map_err(|e: std::net::AddrParseError| {
-                ServiceError::InvalidValue {
-                    key: "listen",
-                    value: listen.clone(),
-                    reason: e.to_string(),
-                }
-            })?;
+            config.listen = parse_listen(&listen)?;
         }
         if let Some(ep) = file.store_endpoint {
             config.store_endpoint = ep;
@@ -138,28 +103,12 @@ impl Cli {
     }
 }
 
-fn read_config_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ServiceError> {
-    config::Config::builder()
-        .add_source(config::File::from(path).format(config::FileFormat::Toml))
-        .build()
-        .and_then(|c| c.try_deserialize())
-        .map_err(|source| ServiceError::ConfigFile {
-            path: path.to_path_buf(),
-            source,
-        })
-}
-
 /// Bind `config.listen`, announce it, and serve until `shutdown` completes.
 pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let listener = keelson_rpc::service::bind_and_announce("admission", config.listen)
-        .await
-        .map_err(|source| ServiceError::Bind {
-            addr: config.listen,
-            source,
-        })?;
+    let listener = bind_and_announce("admission", config.listen).await?;
     serve(&config, listener, shutdown).await
 }
 

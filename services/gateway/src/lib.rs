@@ -8,6 +8,7 @@
 mod discovery_cache;
 mod health;
 pub mod http_util;
+mod list;
 pub mod pki;
 mod protobuf;
 pub mod request_info;
@@ -15,6 +16,7 @@ mod resources;
 mod router;
 pub mod selectors;
 mod server;
+mod watch;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};

@@ -90,6 +90,15 @@ pub async fn handle(
     body: hyper::body::Incoming,
     out: Output,
 ) -> Response<Body> {
+    if method == Method::GET && ri.name.is_empty() && query.flag("watch") {
+        return match watch_target(ri) {
+            Ok(info) => match crate::watch::serve(b, info, ri, query).await {
+                Ok(resp) => resp,
+                Err(e) => crate::http_util::status_response(&e, out),
+            },
+            Err(e) => crate::http_util::status_response(&e, out),
+        };
+    }
     let result = dispatch(b, method, ri, query, headers, body).await;
     match result {
         Ok(r) => {
@@ -103,6 +112,20 @@ pub async fn handle(
             resp
         }
     }
+}
+
+/// The resource a collection watch addresses, if it can be watched.
+fn watch_target(ri: &ResourceRequest) -> ApiResult<&'static ResourceInfo> {
+    let info = keelson_registry::catalog()
+        .lookup(&ri.group, &ri.version, &ri.resource)
+        .ok_or_else(ApiError::path_not_found)?;
+    if (!info.namespaced && !ri.namespace.is_empty()) || !ri.subresource.is_empty() {
+        return Err(ApiError::path_not_found());
+    }
+    if !info.has_verb("watch") {
+        return Err(ApiError::method_not_supported(&info.gr(), "watch"));
+    }
+    Ok(info)
 }
 
 type HandlerResult = Result<Reply, (ApiError, Vec<String>)>;
@@ -170,7 +193,6 @@ async fn dispatch(
         }
         ("get", _) => get(&cx).await.map_err(plain),
         ("list", _) => list(&cx).await.map_err(plain),
-        ("watch", _) => Err(plain(ApiError::method_not_supported(&info.gr(), "watch"))),
         ("create", _) => {
             let body = read_body(body).await.map_err(plain)?;
             create(&cx, &body).await
@@ -405,24 +427,33 @@ async fn get(cx: &Ctx<'_>) -> ApiResult<Reply> {
     Ok(Reply::ok(obj))
 }
 
-async fn list_items(cx: &Ctx<'_>) -> ApiResult<(Vec<Value>, u64)> {
-    let labels = LabelSelector::parse(cx.query.get("labelSelector").unwrap_or(""))?;
-    let fields = FieldSelector::parse(
-        cx.query.get("fieldSelector").unwrap_or(""),
-        &cx.info.group,
-        &cx.info.plural,
-    )?;
-    let ns = (!cx.ri.namespace.is_empty()).then_some(cx.ri.namespace.as_str());
-    let res = cx.b.store.list(&cx.gr(), ns).await?;
-    let items = res
+/// The parsed selectors of a list request, and whether any is set.
+fn selectors(cx: &Ctx<'_>) -> ApiResult<(LabelSelector, FieldSelector, bool)> {
+    let l = cx.query.get("labelSelector").unwrap_or("");
+    let f = cx.query.get("fieldSelector").unwrap_or("");
+    Ok((
+        LabelSelector::parse(l)?,
+        FieldSelector::parse(f, &cx.info.group, &cx.info.plural)?,
+        !l.trim().is_empty() || !f.trim().is_empty(),
+    ))
+}
+
+fn namespace_filter<'a>(cx: &'a Ctx<'_>) -> Option<&'a str> {
+    (!cx.ri.namespace.is_empty()).then_some(cx.ri.namespace.as_str())
+}
+
+/// Every current object of the collection that matches the selectors.
+async fn list_items(cx: &Ctx<'_>) -> ApiResult<Vec<Value>> {
+    let (labels, fields, _) = selectors(cx)?;
+    let res = cx.b.store.list(&cx.gr(), namespace_filter(cx)).await?;
+    Ok(res
         .items
         .into_iter()
         .filter(|o| labels.matches(o) && fields.matches(o))
-        .collect();
-    Ok((items, res.resource_version))
+        .collect())
 }
 
-fn list_object(cx: &Ctx<'_>, items: Vec<Value>, rv: Option<u64>) -> Value {
+fn list_object(cx: &Ctx<'_>, items: Vec<Value>, metadata: Map<String, Value>) -> Value {
     let items: Vec<Value> = items
         .into_iter()
         .map(|mut o| {
@@ -434,10 +465,6 @@ fn list_object(cx: &Ctx<'_>, items: Vec<Value>, rv: Option<u64>) -> Value {
             o
         })
         .collect();
-    let mut metadata = Map::new();
-    if let Some(rv) = rv {
-        metadata.insert("resourceVersion".into(), Value::String(rv.to_string()));
-    }
     json!({
         "kind": cx.info.list_kind,
         "apiVersion": cx.info.api_version(),
@@ -447,8 +474,27 @@ fn list_object(cx: &Ctx<'_>, items: Vec<Value>, rv: Option<u64>) -> Value {
 }
 
 async fn list(cx: &Ctx<'_>) -> ApiResult<Reply> {
-    let (items, rv) = list_items(cx).await?;
-    Ok(Reply::ok(list_object(cx, items, Some(rv))))
+    let opts = crate::list::parse(cx.query)?;
+    let (labels, fields, selected) = selectors(cx)?;
+    let snap = crate::list::read(cx.b, &cx.gr(), namespace_filter(cx), &opts).await?;
+    let items: Vec<Value> = snap
+        .items
+        .into_iter()
+        .filter(|o| labels.matches(o) && fields.matches(o))
+        .collect();
+    let page = crate::list::page(items, snap.resource_version, &opts, selected);
+    let mut metadata = Map::new();
+    metadata.insert(
+        "resourceVersion".into(),
+        Value::String(snap.resource_version.to_string()),
+    );
+    if let Some(t) = page.continue_token {
+        metadata.insert("continue".into(), Value::String(t));
+    }
+    if let Some(n) = page.remaining {
+        metadata.insert("remainingItemCount".into(), Value::from(n));
+    }
+    Ok(Reply::ok(list_object(cx, page.items, metadata)))
 }
 
 /// The write options every admission call carries.
@@ -830,7 +876,7 @@ async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let opts = delete_options(body)?;
     let dry = dry_run(cx.query, &[], "DeleteOptions")?;
     let grace = opts.get("gracePeriodSeconds").and_then(|v| v.as_i64());
-    let (items, _) = list_items(cx).await?;
+    let items = list_items(cx).await?;
     let mut deleted = Vec::new();
     for item in items {
         let name = meta_str(&item, "name").to_string();
@@ -850,7 +896,7 @@ async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
             Err(e) => return Err(e),
         }
     }
-    Ok(Reply::ok(list_object(cx, deleted, None)))
+    Ok(Reply::ok(list_object(cx, deleted, Map::new())))
 }
 
 // ---------- scale ----------

@@ -24,11 +24,12 @@ mod duration;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
+use keelson_rpc::service::{bind_and_announce, parse_listen, read_config_file};
 use keelson_rpc::StoreGrpc;
 use keelson_storage::{LocalStore, StoreConfig};
 use serde::Deserialize;
@@ -44,20 +45,9 @@ pub const DEFAULT_DATA_DIR: &str = "./keelson-data";
 /// Why the service could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
-    /// The config file could not be read or parsed.
-    #[error("config file {path}: {source}")]
-    ConfigFile {
-        path: PathBuf,
-        #[source]
-        source: config::ConfigError,
-    },
-    /// A configured value is invalid.
-    #[error("invalid {key} {value:?}: {reason}")]
-    InvalidValue {
-        key: &'static str,
-        value: String,
-        reason: String,
-    },
+    /// A config, listen or gRPC error shared with the other services.
+    #[error(transparent)]
+    Service(#[from] keelson_rpc::service::ServiceError),
     /// The store could not be opened.
     #[error("cannot open the store in {dir}: {source}")]
     Open {
@@ -65,16 +55,6 @@ pub enum ServiceError {
         #[source]
         source: keelson_storage::StorageError,
     },
-    /// The listen address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The gRPC server failed.
-    #[error(transparent)]
-    Rpc(#[from] keelson_rpc::RpcError),
 }
 
 /// The resolved configuration.
@@ -147,32 +127,24 @@ enum DurationValue {
 impl Cli {
     /// Resolve flags and env over the config file over the defaults.
     pub fn into_config(self) -> Result<Config, ServiceError> {
-        let file: FileConfig = match &self.config {
-            Some(path) => read_config_file(path)?,
-            None => FileConfig::default(),
-        };
+        let file: FileConfig = read_config_file(self.config.as_deref())?;
         let mut config = Config::default();
         if let Some(dir) = file.data_dir {
             config.data_dir = dir;
         }
         if let Some(listen) = file.listen {
-            config.listen = listen.parse().map_err(|e: std::net::AddrParseError| {
-                ServiceError::InvalidValue {
-                    key: "listen",
-                    value: listen.clone(),
-                    reason: e.to_string(),
-                }
-            })?;
+            config.listen = parse_listen(&listen)?;
         }
         match file.retention {
             Some(DurationValue::Seconds(s)) => config.retention = Duration::from_secs(s),
             Some(DurationValue::Text(t)) => {
-                config.retention =
-                    parse_duration(&t).map_err(|reason| ServiceError::InvalidValue {
+                config.retention = parse_duration(&t).map_err(|reason| {
+                    keelson_rpc::service::ServiceError::InvalidValue {
                         key: "retention",
                         value: t.clone(),
                         reason,
-                    })?
+                    }
+                })?
             }
             None => {}
         }
@@ -189,17 +161,6 @@ impl Cli {
     }
 }
 
-fn read_config_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ServiceError> {
-    config::Config::builder()
-        .add_source(config::File::from(path).format(config::FileFormat::Toml))
-        .build()
-        .and_then(|c| c.try_deserialize())
-        .map_err(|source| ServiceError::ConfigFile {
-            path: path.to_path_buf(),
-            source,
-        })
-}
-
 /// Open the store, bind `config.listen`, announce it, and serve until
 /// `shutdown` completes.
 pub async fn run(
@@ -207,12 +168,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
     let store = open(&config).await?;
-    let listener = keelson_rpc::service::bind_and_announce("store", config.listen)
-        .await
-        .map_err(|source| ServiceError::Bind {
-            addr: config.listen,
-            source,
-        })?;
+    let listener = bind_and_announce("store", config.listen).await?;
     serve(store, listener, shutdown).await
 }
 
@@ -239,7 +195,9 @@ pub async fn serve(
 ) -> Result<(), ServiceError> {
     let router =
         tonic::transport::Server::builder().add_service(StoreGrpc::server(Arc::new(store)));
-    keelson_rpc::serve(listener, router, shutdown).await?;
+    keelson_rpc::serve(listener, router, shutdown)
+        .await
+        .map_err(keelson_rpc::service::ServiceError::from)?;
     tracing::info!("store service stopped");
     Ok(())
 }

@@ -86,8 +86,22 @@ impl Cluster {
         c
     }
 
+    /// Start a fresh server in `mode` with extra flags for the process that
+    /// owns the store (`keelson` or `keelson-store`).
+    pub fn start_with(mode: Mode, store_args: &[&str]) -> Cluster {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        let mut c = Cluster::start_in_with(mode, &data, store_args);
+        c._dir = Some(dir);
+        c
+    }
+
     /// Start a server on an existing data directory.
     pub fn start_in(mode: Mode, data_dir: &Path) -> Cluster {
+        Cluster::start_in_with(mode, data_dir, &[])
+    }
+
+    fn start_in_with(mode: Mode, data_dir: &Path, store_args: &[&str]) -> Cluster {
         let mut children = Vec::new();
         let url = match mode {
             Mode::Embedded => {
@@ -96,7 +110,8 @@ impl Cluster {
                     Command::new(env!("CARGO_BIN_EXE_keelson"))
                         .arg("--data-dir")
                         .arg(data_dir)
-                        .args(["--secure-port", "0"]),
+                        .args(["--secure-port", "0"])
+                        .args(store_args),
                     serving,
                 );
                 children.push(("keelson".to_string(), child));
@@ -108,7 +123,8 @@ impl Cluster {
                     Command::new(env!("CARGO_BIN_EXE_keelson-store"))
                         .arg("--data-dir")
                         .arg(data_dir.join("store"))
-                        .args(["--listen", "127.0.0.1:0"]),
+                        .args(["--listen", "127.0.0.1:0"])
+                        .args(store_args),
                     listening,
                 );
                 children.push(("keelson-store".to_string(), store));

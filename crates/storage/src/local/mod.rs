@@ -4,13 +4,14 @@
 mod bootstrap;
 pub mod names;
 pub mod object;
+mod watch;
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
 use keelson_api::{
-    CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+    ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
 };
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
@@ -378,7 +379,69 @@ impl StoreApi for LocalStore {
         })
     }
 
+    async fn list_at(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        revision: u64,
+    ) -> ApiResult<ListResult> {
+        let prefix = keys::prefix(gr, namespace)?;
+        let versions = match self.inner.mvcc.list_at(&prefix, revision) {
+            Ok(v) => v,
+            Err(StorageError::Compacted { .. }) => {
+                return Err(ApiError::new(
+                    410,
+                    "Expired",
+                    "The resourceVersion for the provided list is too old.",
+                ))
+            }
+            Err(StorageError::FutureRevision { requested, current }) => {
+                return Err(too_large_resource_version(requested, current))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let items = versions
+            .iter()
+            .map(object::decode)
+            .collect::<ApiResult<Vec<_>>>()?;
+        Ok(ListResult {
+            items,
+            resource_version: revision,
+        })
+    }
+
     async fn current_revision(&self) -> ApiResult<u64> {
         Ok(self.inner.mvcc.current_revision())
     }
+
+    async fn watch(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        after_revision: u64,
+    ) -> ApiResult<ChangeStream> {
+        self.watch_changes(gr, namespace, after_revision)
+    }
+}
+
+/// kube's `504 Timeout` for a revision the store has not reached.
+fn too_large_resource_version(requested: u64, current: u64) -> ApiError {
+    let mut e = ApiError::new(
+        504,
+        "Timeout",
+        format!(
+            "Timeout: Too large resource version: {}, current: {}",
+            requested, current
+        ),
+    );
+    e.details = Some(Box::new(keelson_apimachinery::StatusDetails {
+        causes: vec![keelson_apimachinery::StatusCause {
+            reason: "ResourceVersionTooLarge".into(),
+            message: "Too large resource version".into(),
+            field: String::new(),
+        }],
+        retry_after_seconds: Some(1),
+        ..Default::default()
+    }));
+    e
 }

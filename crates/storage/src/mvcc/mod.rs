@@ -13,6 +13,7 @@
 
 mod codec;
 mod compact;
+mod feed;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -22,6 +23,8 @@ use crate::engine::{prefix_end, Engine, Order, Table, WriteBatch};
 use crate::error::StorageError;
 
 use codec::{META_COMPACTED, META_REV};
+
+pub use feed::{ChangeBatch, PrefixChange};
 
 /// What a change did to its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -112,6 +115,9 @@ pub struct Mvcc {
     compacted: AtomicU64,
     /// Held by the one writer currently flushing.
     flush_lock: tokio::sync::Mutex<()>,
+    /// Publishes `durable` after every flush that advanced it (change feeds
+    /// wait on it).
+    durable_tx: tokio::sync::watch::Sender<u64>,
 }
 
 fn now_millis() -> u64 {
@@ -140,6 +146,7 @@ impl Mvcc {
             durable: AtomicU64::new(rev),
             compacted: AtomicU64::new(compacted),
             flush_lock: tokio::sync::Mutex::new(()),
+            durable_tx: tokio::sync::watch::Sender::new(rev),
         })
     }
 
@@ -262,7 +269,12 @@ impl Mvcc {
         }
         let target = self.applied.load(Ordering::Acquire);
         self.engine.flush().await?;
-        self.durable.fetch_max(target, Ordering::AcqRel);
+        let durable = self.durable.fetch_max(target, Ordering::AcqRel).max(target);
+        self.durable_tx.send_if_modified(|d| {
+            let advanced = durable > *d;
+            *d = (*d).max(durable);
+            advanced
+        });
         Ok(())
     }
 
