@@ -411,6 +411,15 @@ async fn checks(c: &Cluster) {
         r.json()["details"]["causes"][0]["reason"],
         "ResourceVersionTooLarge"
     );
+    // get and watch honour "not older than" the same way.
+    let r = send(http.get(format!("{pcm}/p0?resourceVersion=999999999"))).await;
+    assert_eq!(status_of(&r).1, "Timeout");
+    let r = send(http.get(format!("{pcm}?watch=true&resourceVersion=999999999"))).await;
+    assert_eq!(status_of(&r).1, "Timeout");
+    let r = send(http.get(format!("{pcm}/p0?resourceVersion=0"))).await;
+    assert_eq!(r.code, 200);
+    let r = send(http.get(format!("{pcm}/p0?resourceVersion={}", rvs[0]))).await;
+    assert_eq!(r.code, 200);
 
     // Status subresource: main writes ignore status, /status writes only status.
     let deps = u("/apis/apps/v1/namespaces/default/deployments");

@@ -391,6 +391,20 @@ fn watch_from_compacted_revision_is_expired() {
             .unwrap()
             .parse()
             .unwrap();
+        post(&c, cms, json!({"metadata": {"name": "other"}})).await;
+        let page: Value = c
+            .client()
+            .get(format!("{}{cms}?limit=1", c.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = page["metadata"]["continue"]
+            .as_str()
+            .expect("continue")
+            .to_string();
         // Supersede it and wait for compaction to pass it by.
         merge_patch(&c, &format!("{cms}/old"), r#"{"data":{"v":"2"}}"#).await;
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -419,6 +433,40 @@ fn watch_from_compacted_revision_is_expired() {
                         .starts_with(&format!("too old resource version: {}", old_rv - 1)),
                     "{status}"
                 );
+                // The same revision is gone for exact lists and continue tokens.
+                let get = |q: String| {
+                    let client = c.client();
+                    let url = format!("{}{cms}?{q}", c.url);
+                    async move {
+                        let r = client.get(url).send().await.unwrap();
+                        (r.status().as_u16(), r.json::<Value>().await.unwrap())
+                    }
+                };
+                let (code, s) = get(format!(
+                    "resourceVersion={old_rv}&resourceVersionMatch=Exact"
+                ))
+                .await;
+                assert_eq!(code, 410);
+                assert_eq!(s["reason"], "Expired");
+                assert_eq!(
+                    s["message"],
+                    "The resourceVersion for the provided list is too old."
+                );
+                let (code, s) = get(format!("limit=1&continue={token}")).await;
+                assert_eq!(code, 410, "{s}");
+                assert!(
+                    s["message"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("The provided continue parameter is too old"),
+                    "{s}"
+                );
+                let fresh = s["metadata"]["continue"]
+                    .as_str()
+                    .expect("fresh continue token");
+                let (code, rest) = get(format!("limit=1&continue={fresh}")).await;
+                assert_eq!(code, 200);
+                assert_eq!(rest["items"][0]["metadata"]["name"], "other");
                 break;
             }
             assert!(Instant::now() < deadline, "never compacted: {events:?}");

@@ -246,6 +246,30 @@ impl ApiError {
         e
     }
 
+    /// 504 Timeout for a revision the store has not reached:
+    /// `Timeout: Too large resource version: X, current: Y`, with a
+    /// `ResourceVersionTooLarge` cause and `Retry-After: 1`.
+    pub fn too_large_resource_version(requested: u64, current: u64) -> Self {
+        let mut e = Self::new(
+            504,
+            "Timeout",
+            format!(
+                "Timeout: Too large resource version: {}, current: {}",
+                requested, current
+            ),
+        );
+        e.details = Some(Box::new(StatusDetails {
+            causes: vec![StatusCause {
+                reason: "ResourceVersionTooLarge".into(),
+                message: "Too large resource version".into(),
+                field: String::new(),
+            }],
+            retry_after_seconds: Some(1),
+            ..Default::default()
+        }));
+        e
+    }
+
     /// 503 ServiceUnavailable (a backing service cannot be reached).
     pub fn unavailable(msg: impl Into<String>) -> Self {
         Self::new(503, "ServiceUnavailable", msg)

@@ -173,15 +173,11 @@ pub async fn read(
     match opts.snapshot {
         Snapshot::Current => b.store.list(gr, ns).await,
         Snapshot::NotOlderThan(r) => {
-            wait_for(b, r).await?;
-            match b.store.list(gr, ns).await? {
-                l if l.resource_version >= r => Ok(l),
-                // Still behind: the store's own 504 for the revision.
-                _ => b.store.list_at(gr, ns, r).await,
-            }
+            require_revision(b, r).await?;
+            b.store.list(gr, ns).await
         }
         Snapshot::Exact(r) => {
-            wait_for(b, r).await?;
+            require_revision(b, r).await?;
             match b.store.list_at(gr, ns, r).await {
                 Err(e) if e.code == 410 && opts.start_after.is_some() => {
                     Err(expired_continue(opts.start_after.as_deref().unwrap_or("")))
@@ -192,13 +188,38 @@ pub async fn read(
     }
 }
 
-/// Wait (up to 3 s) until the store has reached `rev`.
-async fn wait_for(b: &Backends, rev: u64) -> ApiResult<()> {
+/// Wait (up to 3 s) until the store has reached `rev`; the current revision.
+async fn wait_for(b: &Backends, rev: u64) -> ApiResult<u64> {
     let deadline = tokio::time::Instant::now() + FRESHNESS_WAIT;
-    while b.store.current_revision().await? < rev && tokio::time::Instant::now() < deadline {
+    loop {
+        let current = b.store.current_revision().await?;
+        if current >= rev || tokio::time::Instant::now() >= deadline {
+            return Ok(current);
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Wait (up to 3 s) for `rev`, then `504 Too large resource version` if the
+/// store is still behind it (reads "not older than" a revision: get, list,
+/// watch).
+pub async fn require_revision(b: &Backends, rev: u64) -> ApiResult<()> {
+    let current = wait_for(b, rev).await?;
+    if current < rev {
+        return Err(ApiError::too_large_resource_version(rev, current));
+    }
     Ok(())
+}
+
+/// A `resourceVersion` query value as a revision; "" and "0" mean none.
+pub fn parse_resource_version(q: &Query) -> ApiResult<Option<u64>> {
+    match q.get("resourceVersion").unwrap_or("") {
+        "" | "0" => Ok(None),
+        s => s
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {:?}", s))),
+    }
 }
 
 /// kube's 410 for a continue token older than the retention window, with a

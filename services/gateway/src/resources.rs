@@ -423,6 +423,10 @@ fn check_name(obj: &Value, url_name: &str) -> ApiResult<()> {
 // ---------- verbs ----------
 
 async fn get(cx: &Ctx<'_>) -> ApiResult<Reply> {
+    // resourceVersion unset: most recent; "0": any; N: not older than N.
+    if let Some(rv) = crate::list::parse_resource_version(cx.query)? {
+        crate::list::require_revision(cx.b, rv).await?;
+    }
     let obj = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
     Ok(Reply::ok(obj))
 }

@@ -194,7 +194,10 @@ pub async fn serve(
             let list = b.store.list(&gr, ns.as_deref()).await?;
             (Some(list.items), list.resource_version)
         }
-        Start::After(r) => (None, r),
+        Start::After(r) => {
+            crate::list::require_revision(b, r).await?;
+            (None, r)
+        }
         Start::Now => (None, b.store.current_revision().await?),
     };
     let (tx, rx) = mpsc::channel::<Bytes>(BUFFER);

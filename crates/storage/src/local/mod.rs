@@ -396,7 +396,7 @@ impl StoreApi for LocalStore {
                 ))
             }
             Err(StorageError::FutureRevision { requested, current }) => {
-                return Err(too_large_resource_version(requested, current))
+                return Err(ApiError::too_large_resource_version(requested, current))
             }
             Err(e) => return Err(e.into()),
         };
@@ -422,26 +422,4 @@ impl StoreApi for LocalStore {
     ) -> ApiResult<ChangeStream> {
         self.watch_changes(gr, namespace, after_revision)
     }
-}
-
-/// kube's `504 Timeout` for a revision the store has not reached.
-fn too_large_resource_version(requested: u64, current: u64) -> ApiError {
-    let mut e = ApiError::new(
-        504,
-        "Timeout",
-        format!(
-            "Timeout: Too large resource version: {}, current: {}",
-            requested, current
-        ),
-    );
-    e.details = Some(Box::new(keelson_apimachinery::StatusDetails {
-        causes: vec![keelson_apimachinery::StatusCause {
-            reason: "ResourceVersionTooLarge".into(),
-            message: "Too large resource version".into(),
-            field: String::new(),
-        }],
-        retry_after_seconds: Some(1),
-        ..Default::default()
-    }));
-    e
 }
