@@ -78,7 +78,8 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
         Target::OpenApiDoc(path) => match keelson_discovery::openapi_v3_doc(&path) {
             Some((bytes, hash)) => {
                 let doc = Doc {
-                    bytes: bytes::Bytes::from(bytes.as_ref().clone()),
+                    // Shares the cached document; no copy per request.
+                    bytes: bytes::Bytes::from_owner(SharedDoc(bytes)),
                     etag: format!("\"{}\"", hash),
                 };
                 let immutable = query.get("hash") == Some(hash.as_str());
@@ -107,6 +108,15 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
             .await
         }
         Target::Unknown => not_found(),
+    }
+}
+
+/// An OpenAPI document cached by `keelson-discovery`, as response bytes.
+struct SharedDoc(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedDoc {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
     }
 }
 

@@ -39,20 +39,8 @@ struct Flags {
     merge_endpoint: String,
 }
 
-#[tokio::main]
-async fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
-    if let Err(e) = run(Flags::parse()).await {
-        eprintln!("keelson-gateway: {e}");
-        std::process::exit(1);
-    }
+fn main() -> std::process::ExitCode {
+    keelson_rpc::service::main_with("keelson-gateway", run(Flags::parse()))
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
