@@ -1,8 +1,6 @@
 //! Runs the real `keelson-admission` binary on port 0, started before its
 //! store, and checks it reaches the store once the store comes up.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use keelson_api::{AdmissionApi, AdmissionRequest, FieldValidation, GroupResource, Operation};
@@ -10,25 +8,10 @@ use keelson_rpc::RemoteAdmission;
 use serde_json::json;
 use tokio::net::TcpListener;
 
-/// Start the binary and read its `listening on ADDR` line.
-fn start(envs: &[(&str, &str)]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keelson-admission"))
-        .envs(envs.iter().copied())
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    // Keep draining so a later print never hits a closed pipe.
-    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (child, format!("http://{addr}"))
+mod common;
+
+fn start(envs: &[(&str, &str)]) -> (std::process::Child, String) {
+    common::start(env!("CARGO_BIN_EXE_keelson-admission"), &[], envs)
 }
 
 fn create_configmap(namespace: &str) -> AdmissionRequest {
@@ -107,19 +90,7 @@ async fn starts_before_its_store_and_uses_it_once_up() {
     assert_eq!(err.code, 404);
     assert_eq!(err.message, "namespaces \"nope\" not found");
 
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    let status = tokio::task::spawn_blocking(move || {
-        let mut child = child;
-        child.wait()
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    let status = common::stop(child).await;
     assert!(status.success());
     let _ = stop_tx.send(());
     store_task.await.unwrap().unwrap();

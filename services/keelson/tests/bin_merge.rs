@@ -1,41 +1,15 @@
 //! Runs the real `keelson-merge` binary on port 0 and talks to it over gRPC.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use keelson_api::{MergeApi, PatchRequest, PatchType};
 use keelson_rpc::RemoteMerge;
 use serde_json::json;
 
-/// Start the binary and read its `listening on ADDR` line.
-fn start(envs: &[(&str, &str)], args: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keelson-merge"))
-        .args(args)
-        .envs(envs.iter().copied())
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    // Keep draining so a later print never hits a closed pipe.
-    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (child, format!("http://{addr}"))
-}
+mod common;
 
-fn sigterm(child: &Child) {
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+fn start(envs: &[(&str, &str)], args: &[&str]) -> (Child, String) {
+    common::start(env!("CARGO_BIN_EXE_keelson-merge"), args, envs)
 }
 
 #[tokio::test]
@@ -56,14 +30,7 @@ async fn serves_patches_on_a_port_from_the_env_and_stops_on_sigterm() {
         .unwrap();
     assert_eq!(out["data"], json!({"a": "1", "b": "2"}));
 
-    sigterm(&child);
-    let status = tokio::task::spawn_blocking(move || {
-        let mut child = child;
-        child.wait()
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    let status = common::stop(child).await;
     assert!(status.success(), "{status:?}");
     assert_eq!(merge.ready().await.unwrap_err().code, 503);
 }

@@ -1,46 +1,17 @@
 //! Runs the real `keelson-store` binary on port 0 and talks to it over gRPC.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use keelson_api::{CreateOptions, GroupResource, ObjectKey, StoreApi};
 use keelson_rpc::RemoteStore;
 use serde_json::json;
 
-/// Start the binary and read its `listening on ADDR` line.
-fn start(args: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_keelson-store"))
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    // Keep draining so a later print never hits a closed pipe.
-    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (child, format!("http://{addr}"))
+mod common;
+
+fn start(args: &[&str]) -> (std::process::Child, String) {
+    common::start(env!("CARGO_BIN_EXE_keelson-store"), args, &[])
 }
 
-/// SIGTERM the binary and wait for a clean exit without blocking the test's
-/// runtime (its gRPC clients must still answer the server's goaway).
-async fn stop(mut child: Child) {
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    let status = tokio::task::spawn_blocking(move || child.wait())
-        .await
-        .unwrap()
-        .unwrap();
+async fn stop(child: std::process::Child) {
+    let status = common::stop(child).await;
     assert!(status.success(), "{status:?}");
 }
 
