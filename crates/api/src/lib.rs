@@ -9,6 +9,7 @@
 mod admission;
 mod merge;
 mod store;
+mod watch;
 
 pub use admission::{
     AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation,
@@ -17,6 +18,10 @@ pub use merge::{MergeApi, PatchRequest, PatchType};
 pub use store::{
     ChangeEvent, ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, EventType, ListResult,
     StoreApi, UpdateOptions,
+};
+pub use watch::{
+    CacheEvent, CacheEventStream, CacheEventType, CacheList, CacheListRequest, CacheWatchRequest,
+    ListRevision, WatchCacheApi, WatchStart,
 };
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};

@@ -51,6 +51,11 @@ pub enum EventType {
     Added,
     Modified,
     Deleted,
+    /// No change: every change of the watched resource up to `revision` has
+    /// been delivered (etcd's progress notification). `object` is null.
+    /// Sent when the stream has read past other resources' writes, so a
+    /// follower can tell how fresh it is.
+    Progress,
 }
 
 /// One committed change of one object, as the store's change stream

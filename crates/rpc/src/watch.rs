@@ -19,11 +19,16 @@ fn event_to_pb(e: &ChangeEvent) -> pb::WatchEvent {
         EventType::Added => pb::EventType::Added,
         EventType::Modified => pb::EventType::Modified,
         EventType::Deleted => pb::EventType::Deleted,
+        EventType::Progress => pb::EventType::Progress,
     };
     pb::WatchEvent {
         revision: e.revision,
         event_type: event_type.into(),
-        object: to_json_bytes(&e.object),
+        object: if e.event_type == EventType::Progress {
+            Vec::new()
+        } else {
+            to_json_bytes(&e.object)
+        },
         prev_object: e.prev_object.as_ref().map(to_json_bytes),
     }
 }
@@ -33,6 +38,14 @@ fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<ChangeEvent, ApiErr
         Ok(pb::EventType::Added) => EventType::Added,
         Ok(pb::EventType::Modified) => EventType::Modified,
         Ok(pb::EventType::Deleted) => EventType::Deleted,
+        Ok(pb::EventType::Progress) => {
+            return Ok(ChangeEvent {
+                revision: e.revision,
+                event_type: EventType::Progress,
+                object: serde_json::Value::Null,
+                prev_object: None,
+            })
+        }
         _ => return Err(bad_enum(service, "event type", e.event_type)),
     };
     Ok(ChangeEvent {
@@ -65,7 +78,7 @@ pub(crate) fn to_pb_stream(changes: ChangeStream) -> PbEventStream {
 
 /// An error status received mid-stream. One without a Kubernetes `Status`
 /// is a broken connection, hence `503` whatever its gRPC code.
-fn stream_error(service: &str, s: &Status) -> ApiError {
+pub(crate) fn stream_error(service: &str, s: &Status) -> ApiError {
     if s.details().is_empty() {
         return ApiError::unavailable(format!(
             "the {service} service is unavailable: {}",

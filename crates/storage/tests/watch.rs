@@ -17,16 +17,34 @@ fn secrets() -> GroupResource {
     GroupResource::new("", "secrets")
 }
 
-async fn next(s: &mut ChangeStream) -> ApiResult<ChangeEvent> {
+/// The next item, progress events included.
+async fn next_raw(s: &mut ChangeStream) -> ApiResult<ChangeEvent> {
     tokio::time::timeout(Duration::from_secs(10), s.next())
         .await
         .expect("an event within 10s")
         .expect("the stream is still open")
 }
 
+/// The next change, skipping progress events.
+async fn next(s: &mut ChangeStream) -> ApiResult<ChangeEvent> {
+    loop {
+        match next_raw(s).await {
+            Ok(ev) if ev.event_type == EventType::Progress => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Nothing but progress events for a while.
 async fn assert_quiet(s: &mut ChangeStream) {
-    let r = tokio::time::timeout(Duration::from_millis(150), s.next()).await;
-    assert!(r.is_err(), "unexpected item: {r:?}");
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(150);
+    loop {
+        match tokio::time::timeout_at(deadline, s.next()).await {
+            Err(_) => return,
+            Ok(Some(Ok(ev))) if ev.event_type == EventType::Progress => continue,
+            Ok(r) => panic!("unexpected item: {r:?}"),
+        }
+    }
 }
 
 async fn create(s: &LocalStore, ns: &str, name: &str, data: &str) -> Value {
@@ -334,4 +352,33 @@ async fn an_open_watch_does_not_keep_a_dropped_store_alive() {
     // The sled files are released: the store opens again.
     let s = open(dir.path()).await;
     assert_eq!(s.current_revision().await.unwrap(), now);
+}
+
+#[tokio::test]
+async fn progress_tells_how_far_the_stream_has_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(dir.path()).await;
+    let start = s.current_revision().await.unwrap();
+    let mut w = s.watch(&cms(), Some("a"), start).await.unwrap();
+    let secret = s
+        .create(
+            &ObjectKey::new(secrets(), "a", "s"),
+            json!({"metadata": {"name": "s"}}),
+            CreateOptions::default(),
+        )
+        .await
+        .unwrap();
+    let ev = next_raw(&mut w).await.unwrap();
+    assert_eq!(
+        (ev.event_type, ev.revision, ev.object.clone()),
+        (EventType::Progress, rv(&secret), Value::Null)
+    );
+    let quiet = tokio::time::timeout(Duration::from_millis(150), w.next()).await;
+    assert!(quiet.is_err(), "one progress per advance: {quiet:?}");
+    // A change of the watched resource is an event, not a progress.
+    let z = create(&s, "a", "z", "1").await;
+    let ev = next_raw(&mut w).await.unwrap();
+    assert_eq!((ev.event_type, ev.object), (EventType::Added, z));
+    let quiet = tokio::time::timeout(Duration::from_millis(150), w.next()).await;
+    assert!(quiet.is_err(), "nothing after the event: {quiet:?}");
 }

@@ -14,7 +14,6 @@ mod protobuf;
 pub mod request_info;
 mod resources;
 mod router;
-pub mod selectors;
 mod server;
 mod watch;
 

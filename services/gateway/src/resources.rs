@@ -16,8 +16,8 @@ use crate::http_util::{
     add_warnings, encode, media_type, negotiate_input, read_body, Body, Input, Output, Query,
 };
 use crate::request_info::ResourceRequest;
-use crate::selectors::{FieldSelector, LabelSelector};
 use crate::Backends;
+use keelson_selectors::{FieldSelector, LabelSelector};
 
 /// A successful handler result: status code, object, warnings.
 struct Reply {

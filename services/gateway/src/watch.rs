@@ -27,8 +27,8 @@ use tokio::sync::mpsc;
 
 use crate::http_util::{Body, Query};
 use crate::request_info::ResourceRequest;
-use crate::selectors::{FieldSelector, LabelSelector};
 use crate::Backends;
+use keelson_selectors::{FieldSelector, LabelSelector};
 
 /// Events buffered per watcher before its producer waits for the client.
 const BUFFER: usize = 256;
@@ -175,6 +175,7 @@ fn visible(p: &Params, ev: ChangeEvent) -> Option<(&'static str, Value)> {
             (false, false) => None,
         },
         EventType::Deleted => (before || now).then_some(("DELETED", ev.object)),
+        EventType::Progress => None,
     }
 }
 

@@ -2,6 +2,10 @@
 //! the change log replayed in bounded batches, then followed live as
 //! revisions become durable.
 //!
+//! When it has caught up after reading past other resources' changes, the
+//! stream sends a [`Progress`](ApiEventType::Progress) event at the
+//! revision it has read up to, then waits.
+//!
 //! There is no separate "switch to live" step: the feed always reads the
 //! log after its cursor up to the durable revision and, once caught up,
 //! sleeps until the durable revision moves. A write racing with the catch
@@ -55,6 +59,8 @@ struct Feed {
     pending: VecDeque<ChangeEvent>,
     durable: watch::Receiver<u64>,
     finished: bool,
+    /// The revision of the last event or progress sent.
+    reported: u64,
 }
 
 impl Feed {
@@ -74,6 +80,7 @@ impl Feed {
     async fn next(&mut self) -> Option<ApiResult<ChangeEvent>> {
         loop {
             if let Some(ev) = self.pending.pop_front() {
+                self.reported = ev.revision;
                 return Some(Ok(ev));
             }
             if self.finished {
@@ -85,6 +92,12 @@ impl Feed {
             let inner = self.inner.upgrade()?;
             if inner.mvcc.current_revision() <= self.cursor {
                 drop(inner);
+                if self.cursor > self.reported {
+                    // Caught up past other resources' changes: say how far
+                    // the stream has read before waiting.
+                    self.reported = self.cursor;
+                    return Some(Ok(progress(self.cursor)));
+                }
                 self.durable.changed().await.ok()?;
                 continue;
             }
@@ -101,6 +114,15 @@ impl Feed {
                 tokio::task::yield_now().await;
             }
         }
+    }
+}
+
+fn progress(revision: u64) -> ChangeEvent {
+    ChangeEvent {
+        revision,
+        event_type: ApiEventType::Progress,
+        object: serde_json::Value::Null,
+        prev_object: None,
     }
 }
 
@@ -146,6 +168,7 @@ impl LocalStore {
             pending: VecDeque::new(),
             durable: mvcc.subscribe_durable(),
             finished: false,
+            reported: after_revision,
         };
         // Read the first batch now, so a compacted revision fails the call
         // rather than the stream.

@@ -1,5 +1,10 @@
-//! Label and field selectors on lists (`k8s.io/apimachinery/pkg/labels`,
-//! `pkg/fields`).
+//! Label and field selectors on lists and watches
+//! (`k8s.io/apimachinery/pkg/labels`, `pkg/fields`).
+//!
+//! A selector matches either a whole object or its [`Attrs`]: the labels and
+//! selectable fields extracted once, which is what the watch cache keeps per
+//! object instead of a parsed copy of it.
+#![forbid(unsafe_code)]
 
 use keelson_apimachinery::ApiError;
 use serde_json::Value;
@@ -116,7 +121,20 @@ impl LabelSelector {
     /// Whether an object's labels satisfy the selector.
     pub fn matches(&self, obj: &Value) -> bool {
         let labels = obj.pointer("/metadata/labels");
-        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(|v| v.as_str());
+        self.matches_with(|k| labels.and_then(|l| l.get(k)).and_then(|v| v.as_str()))
+    }
+
+    /// Whether extracted labels satisfy the selector.
+    pub fn matches_attrs(&self, attrs: &Attrs) -> bool {
+        self.matches_with(|k| attrs.label(k))
+    }
+
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn matches_with<'a>(&self, get: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.0.iter().all(|r| match r {
             Req::Eq(k, v) => get(k) == Some(v.as_str()),
             Req::NotEq(k, v) => get(k) != Some(v.as_str()),
@@ -235,6 +253,78 @@ impl FieldSelector {
             (v == r.value) != r.negate
         })
     }
+
+    /// Whether extracted fields satisfy the selector (`attrs` must come from
+    /// [`Attrs::of`] for the same resource).
+    pub fn matches_attrs(&self, attrs: &Attrs) -> bool {
+        self.0
+            .iter()
+            .all(|r| (attrs.field(&r.field) == r.value) != r.negate)
+    }
+
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The labels and selectable fields of one object, extracted once so that
+/// selectors can be matched without the object.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Attrs {
+    labels: Vec<(Box<str>, Box<str>)>,
+    /// `metadata.name`, `metadata.namespace`, then the resource's own
+    /// selectable fields, in [`type_fields`] order.
+    fields: Vec<Box<str>>,
+    resource_fields: &'static [&'static str],
+}
+
+impl Attrs {
+    /// Extract the labels and the fields `group`/`resource` can select on.
+    pub fn of(group: &str, resource: &str, obj: &Value) -> Attrs {
+        let labels = obj
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|v| (k.as_str().into(), v.into())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let resource_fields = type_fields(group, resource).unwrap_or(&[]);
+        let fields = ["metadata.name", "metadata.namespace"]
+            .iter()
+            .chain(resource_fields.iter())
+            .map(|f| field_value(obj, f).into_boxed_str())
+            .collect();
+        Attrs {
+            labels,
+            fields,
+            resource_fields,
+        }
+    }
+
+    fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| &**k == key)
+            .map(|(_, v)| &**v)
+    }
+
+    fn field(&self, field: &str) -> &str {
+        let at = match field {
+            "metadata.name" => Some(0),
+            "metadata.namespace" => Some(1),
+            f => self
+                .resource_fields
+                .iter()
+                .position(|x| *x == f)
+                .map(|i| i + 2),
+        };
+        at.and_then(|i| self.fields.get(i))
+            .map(|s| &**s)
+            .unwrap_or("")
+    }
 }
 
 fn field_value(obj: &Value, field: &str) -> String {
@@ -286,8 +376,10 @@ mod tests {
             ("!missing,app=x", true),
             ("app=x,tier=db", false),
         ] {
+            let sel_ = LabelSelector::parse(sel).unwrap();
+            assert_eq!(sel_.matches(&o), want, "{sel}");
             assert_eq!(
-                LabelSelector::parse(sel).unwrap().matches(&o),
+                sel_.matches_attrs(&Attrs::of("", "configmaps", &o)),
                 want,
                 "{sel}"
             );
@@ -304,6 +396,18 @@ mod tests {
         assert!(!FieldSelector::parse("metadata.name!=p", "", "pods")
             .unwrap()
             .matches(&pod));
+        let attrs = Attrs::of("", "pods", &pod);
+        for (sel, want) in [
+            ("status.phase=Running", true),
+            ("status.phase!=Running", false),
+            ("metadata.name=p,spec.hostNetwork=false", true),
+            ("metadata.namespace=x", false),
+            ("spec.nodeName=", true),
+        ] {
+            let f = FieldSelector::parse(sel, "", "pods").unwrap();
+            assert_eq!(f.matches_attrs(&attrs), want, "{sel}");
+            assert_eq!(f.matches(&pod), want, "{sel}");
+        }
         assert_eq!(
             FieldSelector::parse("x=1", "", "pods").unwrap_err().message,
             "field label not supported: x"

@@ -1,0 +1,146 @@
+//! The watch-cache contract: lists and watches served from a cache that
+//! follows the store's change stream (kube-apiserver's watch cache).
+//!
+//! Objects travel as JSON bytes that the cache encoded once and shares
+//! between every reader, so a list or a watch fan-out never re-encodes an
+//! object per client.
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use keelson_apimachinery::{ApiResult, GroupResource};
+
+/// Which state a cached list reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListRevision {
+    /// The store's current revision (a consistent read, KEP-2340): the cache
+    /// first catches up with the store's current revision.
+    Consistent,
+    /// Whatever the cache holds (`resourceVersion=0`).
+    Any,
+    /// At least this revision: wait up to 3 s for it, then `504 Timeout`
+    /// (`Too large resource version`).
+    NotOlderThan(u64),
+    /// Exactly this revision (`resourceVersionMatch=Exact`, continue tokens):
+    /// a revision no longer retained fails with `410 Expired`.
+    Exact(u64),
+}
+
+/// A list request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheListRequest {
+    pub gr: GroupResource,
+    /// `None` lists every namespace.
+    pub namespace: Option<String>,
+    /// `labelSelector`, unparsed ("" = everything).
+    pub label_selector: String,
+    /// `fieldSelector`, unparsed ("" = everything).
+    pub field_selector: String,
+    pub revision: ListRevision,
+    /// Only items whose `namespace/name` key sorts after this one.
+    pub start_after: Option<String>,
+    /// At most this many items; 0 = all.
+    pub limit: usize,
+}
+
+/// A list answer: the page's metadata up front, then its items streamed.
+pub struct CacheList {
+    /// The revision the list was read at.
+    pub resource_version: u64,
+    /// When more items match after this page: the key of its last item.
+    pub continue_after: Option<String>,
+    /// How many more items follow this page; only set when no selector is
+    /// given (kube's `remainingItemCount`).
+    pub remaining: Option<u64>,
+    /// The items in key order, each one object as JSON without `kind` and
+    /// `apiVersion` (as kube's typed lists carry them).
+    pub items: BoxStream<'static, ApiResult<Bytes>>,
+}
+
+impl std::fmt::Debug for CacheList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CacheList")
+            .field("resource_version", &self.resource_version)
+            .field("continue_after", &self.continue_after)
+            .field("remaining", &self.remaining)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a cached watch starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchStart {
+    /// Synthetic `Added` events for the current consistent state, then every
+    /// change after it. With `initial_events_end`, an
+    /// [`CacheEventType::InitialEventsEnd`] event separates the two
+    /// (`sendInitialEvents=true`).
+    InitialState { initial_events_end: bool },
+    /// Synthetic `Added` events for whatever state the cache holds
+    /// (`resourceVersion=0`), then every change after it.
+    InitialStateAny,
+    /// Every change after this revision. A revision the cache has not
+    /// reached waits up to 3 s (then `504`); one older than the cache's and
+    /// the store's history fails with `410 Expired`.
+    After(u64),
+    /// Every change after the current revision, no initial events.
+    Now,
+}
+
+/// A watch request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheWatchRequest {
+    pub gr: GroupResource,
+    pub namespace: Option<String>,
+    pub label_selector: String,
+    pub field_selector: String,
+    pub start: WatchStart,
+    /// Send a [`CacheEventType::Bookmark`] every this many milliseconds
+    /// (0 = never).
+    pub bookmark_interval_ms: u64,
+}
+
+/// What a cached watch event says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheEventType {
+    Added,
+    Modified,
+    Deleted,
+    /// Every change up to `revision` has been sent; no object.
+    Bookmark,
+    /// The initial state has been sent, up to `revision`; no object.
+    InitialEventsEnd,
+}
+
+/// One event of a cached watch, already filtered by the request's
+/// selectors (an object that stops matching arrives as `Deleted`, one that
+/// starts matching as `Added`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheEvent {
+    pub event_type: CacheEventType,
+    /// The revision of the change (or of the bookmark).
+    pub revision: u64,
+    /// The object as JSON with `kind` and `apiVersion`; empty for bookmarks.
+    /// Shared with every other watcher that sees the same event.
+    pub object: Bytes,
+}
+
+/// A stream of cached watch events. It ends without an error when the cache
+/// closes a watcher that fell too far behind (kube-apiserver closes such a
+/// watch so that the client re-watches from its last revision); an error
+/// (e.g. `410 Expired`) is its last item.
+pub type CacheEventStream = BoxStream<'static, ApiResult<CacheEvent>>;
+
+/// Lists and watches served from a watch cache.
+#[async_trait]
+pub trait WatchCacheApi: Send + Sync + 'static {
+    /// List a resource; see [`ListRevision`] for which state is read.
+    async fn list(&self, req: CacheListRequest) -> ApiResult<CacheList>;
+
+    /// Watch a resource; see [`WatchStart`].
+    async fn watch(&self, req: CacheWatchRequest) -> ApiResult<CacheEventStream>;
+
+    /// Readiness of the service.
+    async fn ready(&self) -> ApiResult<()> {
+        Ok(())
+    }
+}
