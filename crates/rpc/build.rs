@@ -8,6 +8,7 @@ const PROTOS: &[&str] = &[
     "store.proto",
     "admission.proto",
     "merge.proto",
+    "watch.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,6 +20,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
+        // Watch-cache objects are encoded once and shared between watchers:
+        // keep them as `Bytes` so serving them is a reference-count bump.
+        .bytes(".keelson.watch.v1")
         .compile_fds(fds)?;
     Ok(())
 }

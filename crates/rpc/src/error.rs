@@ -10,6 +10,9 @@ pub enum RpcError {
         #[source]
         source: tonic::transport::Error,
     },
+    /// A client over several replicas was given none.
+    #[error("no {service} endpoints given")]
+    NoEndpoints { service: &'static str },
     /// A lazy channel was requested outside a Tokio runtime.
     #[error("a gRPC channel needs a running Tokio runtime")]
     NoRuntime,

@@ -3,12 +3,18 @@
 //! The contracts live in `proto/` and are compiled by `build.rs` into [`pb`].
 //! For each service trait of `keelson-api` this crate has:
 //!
-//! - a **server adapter** ([`StoreGrpc`], [`AdmissionGrpc`], [`MergeGrpc`])
-//!   that decodes a request, calls the local implementation and encodes the
-//!   answer;
+//! - a **server adapter** ([`StoreGrpc`], [`AdmissionGrpc`], [`MergeGrpc`],
+//!   [`WatchCacheGrpc`]) that decodes a request, calls the local
+//!   implementation and encodes the answer;
 //! - a **remote client** ([`RemoteStore`], [`RemoteAdmission`],
-//!   [`RemoteMerge`]) implementing the same trait over a lazily connected
-//!   tonic channel, so callers cannot tell local from remote.
+//!   [`RemoteMerge`], [`RemoteWatchCache`]) implementing the same trait over
+//!   a lazily connected tonic channel, so callers cannot tell local from
+//!   remote.
+//!
+//! [`RemoteWatchCache`] spreads calls round-robin over several watch-cache
+//! replicas and fails over to the next one when a replica cannot be
+//! reached; lists and watch events stream through without being collected,
+//! and objects stay the cache's shared `Bytes`.
 //!
 //! Errors cross the wire one way only (see [`status`]): an `ApiError`
 //! travels as a gRPC status whose details hold the Kubernetes `Status` JSON
@@ -26,6 +32,7 @@ pub mod service;
 pub mod status;
 mod store;
 mod watch;
+mod watch_cache;
 
 pub use admission::{AdmissionGrpc, RemoteAdmission};
 pub use channel::{lazy_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE};
@@ -33,3 +40,4 @@ pub use error::RpcError;
 pub use merge::{MergeGrpc, RemoteMerge};
 pub use serve::{serve, serve_with_grace, SHUTDOWN_GRACE};
 pub use store::{RemoteStore, StoreGrpc};
+pub use watch_cache::{RemoteWatchCache, WatchCacheGrpc};

@@ -35,9 +35,17 @@ pub mod keelson {
             tonic::include_proto!("keelson.merge.v1");
         }
     }
+    /// `keelson.watch.*`
+    pub mod watch {
+        /// `keelson.watch.v1`: the watch-cache service.
+        pub mod v1 {
+            tonic::include_proto!("keelson.watch.v1");
+        }
+    }
 }
 
 pub use keelson::admission::v1 as admission;
 pub use keelson::common::v1 as common;
 pub use keelson::merge::v1 as merge;
 pub use keelson::store::v1 as store;
+pub use keelson::watch::v1 as watch;

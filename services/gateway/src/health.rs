@@ -12,7 +12,7 @@ const PLAIN: &str = "text/plain; charset=utf-8";
 fn checks(endpoint: &str) -> &'static [&'static str] {
     match endpoint {
         "livez" => &["ping", "log"],
-        _ => &["ping", "log", "store", "admission", "merge"],
+        _ => &["ping", "log", "store", "admission", "merge", "watch"],
     }
 }
 
@@ -21,6 +21,7 @@ async fn run_check(b: &Backends, name: &str) -> Result<(), String> {
         "store" => b.store.ready().await,
         "admission" => b.admission.ready().await,
         "merge" => b.merge.ready().await,
+        "watch" => b.watch.ready().await,
         _ => Ok(()),
     };
     r.map_err(|e| e.message)

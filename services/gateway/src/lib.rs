@@ -1,6 +1,6 @@
 //! The Keelson gateway: HTTPS, authentication, routing, content negotiation
 //! and the verb handlers. It holds no state of its own: every request goes to
-//! the store, admission and merge services through their traits, which are
+//! the store, admission, merge and watch services through their traits, which are
 //! plain function calls in the embedded binary and gRPC clients in the
 //! distributed one.
 #![forbid(unsafe_code)]
@@ -21,7 +21,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use keelson_api::{AdmissionApi, MergeApi, StoreApi};
+use keelson_api::{AdmissionApi, MergeApi, StoreApi, WatchCacheApi};
 
 pub use server::RunningGateway;
 
@@ -31,6 +31,8 @@ pub struct Backends {
     pub store: Arc<dyn StoreApi>,
     pub admission: Arc<dyn AdmissionApi>,
     pub merge: Arc<dyn MergeApi>,
+    /// Lists and watches (the watch cache, local or its replicas).
+    pub watch: Arc<dyn WatchCacheApi>,
 }
 
 /// Gateway settings.

@@ -5,14 +5,23 @@
 use std::time::Duration;
 
 use base64::Engine;
-use keelson_api::{GroupResource, ListResult};
-use keelson_apimachinery::meta::meta_str;
+use bytes::{BufMut, Bytes, BytesMut};
+use futures::stream::{BoxStream, StreamExt};
+use http::Response;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use keelson_api::{CacheListRequest, ListRevision};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
+use keelson_registry::ResourceInfo;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
-use crate::http_util::Query;
+use crate::http_util::{encode, Body, Output, Query};
+use crate::request_info::ResourceRequest;
 use crate::Backends;
+
+/// Body frames of a streamed list are cut at about this size.
+const FRAME_BYTES: usize = 64 * 1024;
 
 /// How long a list for a revision the store has not reached waits for it
 /// (kube-apiserver's watch cache waits 3 s) before `504`.
@@ -21,12 +30,25 @@ const FRESHNESS_WAIT: Duration = Duration::from_secs(3);
 /// Which snapshot a list reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Snapshot {
-    /// The current state (Most Recent, Any, or NotOlderThan a reached revision).
+    /// The most recent state (a consistent read).
     Current,
+    /// Any state (`resourceVersion=0`).
+    Any,
     /// At least this revision: wait up to 3 s for it, then the current state.
     NotOlderThan(u64),
     /// Exactly this revision.
     Exact(u64),
+}
+
+impl Snapshot {
+    fn revision(self) -> ListRevision {
+        match self {
+            Snapshot::Current => ListRevision::Consistent,
+            Snapshot::Any => ListRevision::Any,
+            Snapshot::NotOlderThan(r) => ListRevision::NotOlderThan(r),
+            Snapshot::Exact(r) => ListRevision::Exact(r),
+        }
+    }
 }
 
 /// Parsed list options.
@@ -152,6 +174,7 @@ pub fn parse(q: &Query) -> ApiResult<ListOptions> {
         });
     }
     let snapshot = match (parsed_rv, rv_match) {
+        (None, _) if rv == "0" => Snapshot::Any,
         (None, _) => Snapshot::Current,
         (Some(r), "Exact") => Snapshot::Exact(r),
         (Some(r), _) => Snapshot::NotOlderThan(r),
@@ -163,29 +186,114 @@ pub fn parse(q: &Query) -> ApiResult<ListOptions> {
     })
 }
 
-/// Read the snapshot the options ask for.
-pub async fn read(
+/// Serve a list from the watch cache. JSON is streamed: the list's head,
+/// then the items as the cache yields them, in frames of about 64 KiB, so
+/// a large list is never held whole in memory.
+pub async fn serve(
     b: &Backends,
-    gr: &GroupResource,
-    ns: Option<&str>,
-    opts: &ListOptions,
-) -> ApiResult<ListResult> {
-    match opts.snapshot {
-        Snapshot::Current => b.store.list(gr, ns).await,
-        Snapshot::NotOlderThan(r) => {
-            require_revision(b, r).await?;
-            b.store.list(gr, ns).await
+    info: &'static ResourceInfo,
+    ri: &ResourceRequest,
+    q: &Query,
+    out: Output,
+) -> ApiResult<Response<Body>> {
+    let opts = parse(q)?;
+    let label_selector = q.get("labelSelector").unwrap_or("").to_string();
+    let field_selector = q.get("fieldSelector").unwrap_or("").to_string();
+    let req = CacheListRequest {
+        gr: info.gr(),
+        namespace: (!ri.namespace.is_empty()).then(|| ri.namespace.clone()),
+        label_selector,
+        field_selector,
+        revision: opts.snapshot.revision(),
+        start_after: opts.start_after.clone(),
+        limit: opts.limit,
+    };
+    let list = match b.watch.list(req).await {
+        Err(e) if e.code == 410 && opts.start_after.is_some() => {
+            return Err(expired_continue(opts.start_after.as_deref().unwrap_or("")))
         }
-        Snapshot::Exact(r) => {
-            require_revision(b, r).await?;
-            match b.store.list_at(gr, ns, r).await {
-                Err(e) if e.code == 410 && opts.start_after.is_some() => {
-                    Err(expired_continue(opts.start_after.as_deref().unwrap_or("")))
-                }
-                other => other,
+        other => other?,
+    };
+    let mut metadata = Map::new();
+    metadata.insert(
+        "resourceVersion".into(),
+        Value::String(list.resource_version.to_string()),
+    );
+    if let Some(last) = &list.continue_after {
+        metadata.insert(
+            "continue".into(),
+            Value::String(encode_token(list.resource_version, last)),
+        );
+    }
+    if let Some(n) = list.remaining {
+        metadata.insert("remainingItemCount".into(), Value::from(n));
+    }
+    let head = json!({
+        "kind": info.list_kind,
+        "apiVersion": info.api_version(),
+        "metadata": metadata,
+    });
+    match out {
+        Output::Json => Ok(json_stream(head, list.items)),
+        Output::Yaml => {
+            let mut items = Vec::new();
+            let mut stream = list.items;
+            while let Some(item) = stream.next().await {
+                let item = item?;
+                items.push(serde_json::from_slice::<Value>(&item).map_err(|e| {
+                    ApiError::internal(format!("a cached list item is not JSON: {e}"))
+                })?);
             }
+            let mut whole = head;
+            whole["items"] = Value::Array(items);
+            Ok(encode(200, out, &whole))
         }
     }
+}
+
+/// `{"kind":..,"apiVersion":..,"metadata":..,"items":[` item `,` item `]}`
+/// as a body stream. An item stream that fails mid-way ends the body
+/// early (the status line is gone); the client sees a truncated list.
+fn json_stream(head: Value, items: BoxStream<'static, ApiResult<Bytes>>) -> Response<Body> {
+    let mut first = serde_json::to_vec(&head).unwrap_or_default();
+    // Re-open the head object to append the items array.
+    first.pop();
+    first.extend_from_slice(b",\"items\":[");
+    // A task feeds a small channel: the body needs a `Sync` stream, and the
+    // channel's bound is the list's only buffering (two frames).
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(2);
+    tokio::spawn(async move {
+        let mut items = items;
+        let mut buf = BytesMut::from(&first[..]);
+        let mut count = 0usize;
+        while let Some(item) = items.next().await {
+            let item = match item {
+                Ok(i) => i,
+                Err(e) => {
+                    tracing::warn!(error = %e.message, "list stream broke; truncating the response");
+                    return;
+                }
+            };
+            if count > 0 {
+                buf.put_u8(b',');
+            }
+            count += 1;
+            buf.put_slice(&item);
+            if buf.len() >= FRAME_BYTES && tx.send(buf.split().freeze()).await.is_err() {
+                return;
+            }
+        }
+        buf.put_slice(b"]}");
+        let _ = tx.send(buf.freeze()).await;
+    });
+    let body = tokio_stream::wrappers::ReceiverStream::new(rx)
+        .map(|b| Ok::<_, std::convert::Infallible>(Frame::data(b)));
+    let mut resp = Response::new(BodyExt::boxed(StreamBody::new(body)));
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 /// Wait (up to 3 s) until the store has reached `rev`; the current revision.
@@ -234,40 +342,6 @@ fn expired_continue(start: &str) -> ApiError {
     e
 }
 
-fn key_of(o: &Value) -> String {
-    format!("{}/{}", meta_str(o, "namespace"), meta_str(o, "name"))
-}
-
-/// One page of a filtered snapshot.
-pub struct Page {
-    pub items: Vec<Value>,
-    pub continue_token: Option<String>,
-    pub remaining: Option<u64>,
-}
-
-/// Cut one page out of the filtered items (in key order).
-pub fn page(items: Vec<Value>, snapshot_rv: u64, opts: &ListOptions, selectors_set: bool) -> Page {
-    let mut items: Vec<Value> = match &opts.start_after {
-        Some(start) => items.into_iter().filter(|o| key_of(o) > *start).collect(),
-        None => items,
-    };
-    items.sort_by_key(key_of);
-    if opts.limit == 0 || items.len() <= opts.limit {
-        return Page {
-            items,
-            continue_token: None,
-            remaining: None,
-        };
-    }
-    let rest = items.split_off(opts.limit);
-    let last = items.last().map(key_of).unwrap_or_default();
-    Page {
-        items,
-        continue_token: Some(encode_token(snapshot_rv, &last)),
-        remaining: (!selectors_set).then_some(rest.len() as u64),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,10 +354,7 @@ mod tests {
     #[test]
     fn the_resource_version_table() {
         assert_eq!(opts("").unwrap().snapshot, Snapshot::Current);
-        assert_eq!(
-            opts("resourceVersion=0").unwrap().snapshot,
-            Snapshot::Current
-        );
+        assert_eq!(opts("resourceVersion=0").unwrap().snapshot, Snapshot::Any);
         assert_eq!(
             opts("resourceVersion=5").unwrap().snapshot,
             Snapshot::NotOlderThan(5)
@@ -324,40 +395,5 @@ mod tests {
             (Snapshot::Exact(9), 2, Some("ns/a"))
         );
         assert_eq!(opts("continue=%%%").unwrap_err().code, 400);
-    }
-
-    #[test]
-    fn pages() {
-        let items: Vec<Value> = (0..5)
-            .map(|i| json!({"metadata": {"namespace": "n", "name": format!("c{i}")}}))
-            .collect();
-        let o = ListOptions {
-            snapshot: Snapshot::Current,
-            limit: 2,
-            start_after: None,
-        };
-        let p = page(items.clone(), 7, &o, false);
-        assert_eq!(p.items.len(), 2);
-        assert_eq!(p.remaining, Some(3));
-        let t = decode_token(p.continue_token.as_deref().unwrap()).unwrap();
-        assert_eq!((t.rv, t.start.as_str()), (7, "n/c1"));
-        let o2 = ListOptions {
-            snapshot: Snapshot::Exact(7),
-            limit: 2,
-            start_after: Some(t.start),
-        };
-        let p2 = page(items.clone(), 7, &o2, true);
-        assert_eq!(p2.items[0]["metadata"]["name"], "c2");
-        assert_eq!(p2.remaining, None);
-        let o3 = ListOptions {
-            snapshot: Snapshot::Exact(7),
-            limit: 10,
-            start_after: Some("n/c3".into()),
-        };
-        let p3 = page(items, 7, &o3, false);
-        assert_eq!(
-            (p3.items.len(), p3.continue_token.is_none(), p3.remaining),
-            (1, true, None)
-        );
     }
 }

@@ -90,14 +90,14 @@ pub async fn handle(
     body: hyper::body::Incoming,
     out: Output,
 ) -> Response<Body> {
-    if method == Method::GET && ri.name.is_empty() && query.flag("watch") {
-        return match watch_target(ri) {
-            Ok(info) => match crate::watch::serve(b, info, ri, query).await {
-                Ok(resp) => resp,
-                Err(e) => crate::http_util::status_response(&e, out),
-            },
-            Err(e) => crate::http_util::status_response(&e, out),
+    if method == Method::GET && ri.name.is_empty() && ri.subresource.is_empty() {
+        let verb = if query.flag("watch") { "watch" } else { "list" };
+        let served = match collection_target(ri, verb) {
+            Ok(info) if verb == "watch" => crate::watch::serve(b, info, ri, query).await,
+            Ok(info) => crate::list::serve(b, info, ri, query, out).await,
+            Err(e) => Err(e),
         };
+        return served.unwrap_or_else(|e| crate::http_util::status_response(&e, out));
     }
     let result = dispatch(b, method, ri, query, headers, body).await;
     match result {
@@ -114,16 +114,20 @@ pub async fn handle(
     }
 }
 
-/// The resource a collection watch addresses, if it can be watched.
-fn watch_target(ri: &ResourceRequest) -> ApiResult<&'static ResourceInfo> {
+/// The resource a collection list or watch addresses, if it allows `verb`.
+fn collection_target(ri: &ResourceRequest, verb: &str) -> ApiResult<&'static ResourceInfo> {
     let info = keelson_registry::catalog()
         .lookup(&ri.group, &ri.version, &ri.resource)
         .ok_or_else(ApiError::path_not_found)?;
-    if (!info.namespaced && !ri.namespace.is_empty()) || !ri.subresource.is_empty() {
+    if !info.namespaced && !ri.namespace.is_empty() {
         return Err(ApiError::path_not_found());
     }
-    if !info.has_verb("watch") {
-        return Err(ApiError::method_not_supported(&info.gr(), "watch"));
+    if !info.has_verb(verb) {
+        return Err(if verb == "watch" {
+            ApiError::method_not_supported(&info.gr(), "watch")
+        } else {
+            ApiError::method_not_allowed()
+        });
     }
     Ok(info)
 }
@@ -192,7 +196,6 @@ async fn dispatch(
             patch_scale(&cx, &body).await.map_err(plain)
         }
         ("get", _) => get(&cx).await.map_err(plain),
-        ("list", _) => list(&cx).await.map_err(plain),
         ("create", _) => {
             let body = read_body(body).await.map_err(plain)?;
             create(&cx, &body).await
@@ -475,30 +478,6 @@ fn list_object(cx: &Ctx<'_>, items: Vec<Value>, metadata: Map<String, Value>) ->
         "metadata": metadata,
         "items": items,
     })
-}
-
-async fn list(cx: &Ctx<'_>) -> ApiResult<Reply> {
-    let opts = crate::list::parse(cx.query)?;
-    let (labels, fields, selected) = selectors(cx)?;
-    let snap = crate::list::read(cx.b, &cx.gr(), namespace_filter(cx), &opts).await?;
-    let items: Vec<Value> = snap
-        .items
-        .into_iter()
-        .filter(|o| labels.matches(o) && fields.matches(o))
-        .collect();
-    let page = crate::list::page(items, snap.resource_version, &opts, selected);
-    let mut metadata = Map::new();
-    metadata.insert(
-        "resourceVersion".into(),
-        Value::String(snap.resource_version.to_string()),
-    );
-    if let Some(t) = page.continue_token {
-        metadata.insert("continue".into(), Value::String(t));
-    }
-    if let Some(n) = page.remaining {
-        metadata.insert("remainingItemCount".into(), Value::from(n));
-    }
-    Ok(Reply::ok(list_object(cx, page.items, metadata)))
 }
 
 /// The write options every admission call carries.

@@ -1,6 +1,7 @@
 //! `?watch=true` on collections: a chunked stream of
 //! `{"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":...}` lines fed
-//! by the store's change stream.
+//! by the watch cache (which filters by namespace and selectors and encodes
+//! each object once for every watcher).
 //!
 //! resourceVersion semantics (kube-apiserver's): unset or `"0"` → synthetic
 //! ADDED events for the current state, then changes; a revision → every
@@ -13,13 +14,16 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use bytes::Bytes;
+use std::sync::Arc;
+
+use bytes::{BufMut, Bytes, BytesMut};
 use futures::StreamExt;
 use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
-use keelson_api::{ChangeEvent, EventType};
-use keelson_apimachinery::meta::set_meta_str;
+use keelson_api::{
+    CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart,
+};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
@@ -52,8 +56,6 @@ enum Start {
 /// Parsed and validated watch parameters.
 struct Params {
     start: Start,
-    labels: LabelSelector,
-    fields: FieldSelector,
     bookmarks: bool,
     timeout: Duration,
 }
@@ -125,14 +127,15 @@ fn parse_params(info: &ResourceInfo, q: &Query) -> ApiResult<Params> {
         ),
         None => DEFAULT_TIMEOUT,
     };
+    // Bad selectors are 400s before the stream starts (the cache applies them).
+    LabelSelector::parse(q.get("labelSelector").unwrap_or(""))?;
+    FieldSelector::parse(
+        q.get("fieldSelector").unwrap_or(""),
+        &info.group,
+        &info.plural,
+    )?;
     Ok(Params {
         start,
-        labels: LabelSelector::parse(q.get("labelSelector").unwrap_or(""))?,
-        fields: FieldSelector::parse(
-            q.get("fieldSelector").unwrap_or(""),
-            &info.group,
-            &info.plural,
-        )?,
         bookmarks: q.flag("allowWatchBookmarks"),
         timeout,
     })
@@ -156,26 +159,37 @@ fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
     )
 }
 
-/// The event a watcher sees for a change, after its selectors.
-fn visible(p: &Params, ev: ChangeEvent) -> Option<(&'static str, Value)> {
-    let matches = |o: &Value| p.labels.matches(o) && p.fields.matches(o);
-    let now = matches(&ev.object);
-    let before = ev.prev_object.as_ref().map(matches).unwrap_or(false);
-    match ev.event_type {
-        EventType::Added => now.then_some(("ADDED", ev.object)),
-        EventType::Modified => match (before, now) {
-            (true, true) => Some(("MODIFIED", ev.object)),
-            (false, true) => Some(("ADDED", ev.object)),
-            (true, false) => {
-                // kube sends the last matching state, at the new revision.
-                let mut prev = ev.prev_object.unwrap_or(ev.object);
-                set_meta_str(&mut prev, "resourceVersion", &ev.revision.to_string());
-                Some(("DELETED", prev))
-            }
-            (false, false) => None,
+/// A watch event line around an object encoded by the cache (shared by
+/// every watcher; only the framing is per watcher).
+fn event_line(event_type: &str, object: &[u8]) -> Bytes {
+    let mut b = BytesMut::with_capacity(object.len() + 32);
+    b.put_slice(b"{\"type\":\"");
+    b.put_slice(event_type.as_bytes());
+    b.put_slice(b"\",\"object\":");
+    b.put_slice(object);
+    b.put_slice(b"}\n");
+    b.freeze()
+}
+
+/// The cache request for a watch starting at `start`.
+fn cache_request(
+    info: &ResourceInfo,
+    ns: Option<&str>,
+    q: &Query,
+    p: &Params,
+    start: WatchStart,
+) -> CacheWatchRequest {
+    CacheWatchRequest {
+        gr: info.gr(),
+        namespace: ns.map(str::to_string),
+        label_selector: q.get("labelSelector").unwrap_or("").to_string(),
+        field_selector: q.get("fieldSelector").unwrap_or("").to_string(),
+        start,
+        bookmark_interval_ms: if p.bookmarks {
+            BOOKMARK_INTERVAL.as_millis() as u64
+        } else {
+            0
         },
-        EventType::Deleted => (before || now).then_some(("DELETED", ev.object)),
-        EventType::Progress => None,
     }
 }
 
@@ -187,24 +201,24 @@ pub async fn serve(
     q: &Query,
 ) -> Result<Response<Body>, ApiError> {
     let p = parse_params(info, q)?;
-    let ns = (!ri.namespace.is_empty()).then(|| ri.namespace.clone());
-    let gr = info.gr();
-
-    let (initial, after) = match p.start {
-        Start::InitialState { .. } => {
-            let list = b.store.list(&gr, ns.as_deref()).await?;
-            (Some(list.items), list.resource_version)
+    let ns = (!ri.namespace.is_empty()).then_some(ri.namespace.as_str());
+    let start = match p.start {
+        Start::InitialState { .. } if q.get("resourceVersion") == Some("0") => {
+            WatchStart::InitialStateAny
         }
-        Start::After(r) => {
-            crate::list::require_revision(b, r).await?;
-            (None, r)
-        }
-        Start::Now => (None, b.store.current_revision().await?),
+        // The end marker is always asked for: after it the watch can be
+        // resumed on another replica; it is only shown when requested.
+        Start::InitialState { .. } => WatchStart::InitialState {
+            initial_events_end: true,
+        },
+        Start::After(r) => WatchStart::After(r),
+        Start::Now => WatchStart::Now,
     };
+    let req = cache_request(info, ns, q, &p, start);
     let (tx, rx) = mpsc::channel::<Bytes>(BUFFER);
-    match b.store.watch(&gr, ns.as_deref(), after).await {
-        Ok(changes) => {
-            tokio::spawn(pump(info, p, initial, after, changes, tx));
+    match b.watch.watch(req.clone()).await {
+        Ok(events) => {
+            tokio::spawn(pump(b.watch.clone(), info, p, req, events, tx));
         }
         Err(e) if e.code == 410 => {
             // kube answers 200 and one ERROR event for a too-old revision.
@@ -222,59 +236,71 @@ pub async fn serve(
     Ok(resp)
 }
 
-/// Feed one watcher until the timeout, an error, or the client leaves.
+/// Feed one watcher until the timeout, an error, or the client leaves. When
+/// the watch replica goes away mid-stream (503), the watch continues on
+/// another replica from the last revision seen, so the client notices
+/// nothing; before the initial state is complete that is not possible and
+/// the stream ends (the client re-lists).
 async fn pump(
+    cache: Arc<dyn WatchCacheApi>,
     info: &'static ResourceInfo,
     p: Params,
-    initial: Option<Vec<Value>>,
-    start_rv: u64,
-    mut changes: keelson_api::ChangeStream,
+    mut req: CacheWatchRequest,
+    mut events: CacheEventStream,
     tx: mpsc::Sender<Bytes>,
 ) {
-    let mut last_rv = start_rv;
-    if let Some(items) = initial {
-        for item in items {
-            if p.labels.matches(&item)
-                && p.fields.matches(&item)
-                && tx.send(line("ADDED", &item)).await.is_err()
-            {
-                return;
-            }
-        }
-        if let Start::InitialState { end_bookmark: true } = p.start {
-            if tx.send(bookmark(info, last_rv, true)).await.is_err() {
-                return;
-            }
-        }
-    }
+    let show_initial_end = matches!(p.start, Start::InitialState { end_bookmark: true });
+    let (mut last_rv, mut resumable) = match req.start {
+        WatchStart::After(r) => (r, true),
+        _ => (0, matches!(req.start, WatchStart::Now)),
+    };
     let deadline = tokio::time::sleep(p.timeout);
     tokio::pin!(deadline);
-    let mut ticker = tokio::time::interval(BOOKMARK_INTERVAL);
-    ticker.tick().await;
     loop {
         tokio::select! {
             _ = &mut deadline => {
-                if p.bookmarks {
+                if p.bookmarks && last_rv > 0 {
                     let _ = tx.send(bookmark(info, last_rv, false)).await;
                 }
                 return;
             }
-            _ = ticker.tick(), if p.bookmarks => {
-                if tx.send(bookmark(info, last_rv, false)).await.is_err() {
-                    return;
-                }
-            }
             _ = tx.closed() => return,
-            next = changes.next() => match next {
+            next = events.next() => match next {
+                // The cache closed this watcher (it fell behind): the
+                // client re-watches from its last revision.
                 None => return,
+                Some(Err(e)) if e.code == 503 && resumable => {
+                    req.start = WatchStart::After(last_rv);
+                    match cache.watch(req.clone()).await {
+                        Ok(s) => events = s,
+                        Err(e) => {
+                            tracing::warn!(error = %e.message, "cannot resume a watch on another replica");
+                            return;
+                        }
+                    }
+                }
                 Some(Err(e)) => {
                     let _ = tx.send(line("ERROR", &e.to_status_json())).await;
                     return;
                 }
                 Some(Ok(ev)) => {
-                    last_rv = ev.revision;
-                    if let Some((t, obj)) = visible(&p, ev) {
-                        if tx.send(line(t, &obj)).await.is_err() {
+                    let out = match ev.event_type {
+                        CacheEventType::Added => Some(event_line("ADDED", &ev.object)),
+                        CacheEventType::Modified => Some(event_line("MODIFIED", &ev.object)),
+                        CacheEventType::Deleted => Some(event_line("DELETED", &ev.object)),
+                        CacheEventType::Bookmark => {
+                            p.bookmarks.then(|| bookmark(info, ev.revision, false))
+                        }
+                        CacheEventType::InitialEventsEnd => {
+                            resumable = true;
+                            show_initial_end.then(|| bookmark(info, ev.revision, true))
+                        }
+                    };
+                    if resumable {
+                        last_rv = last_rv.max(ev.revision);
+                    }
+                    if let Some(bytes) = out {
+                        if tx.send(bytes).await.is_err() {
                             return;
                         }
                     }
@@ -331,40 +357,6 @@ mod tests {
             ),
             "{}",
             e.message
-        );
-    }
-
-    #[test]
-    fn selector_transitions() {
-        let p = params("labelSelector=app%3Dx").unwrap();
-        let obj = |app: &str| json!({"metadata": {"name": "p", "resourceVersion": "5", "labels": {"app": app}}});
-        let ev = |t, o: Value, prev: Option<Value>| ChangeEvent {
-            revision: 7,
-            event_type: t,
-            object: o,
-            prev_object: prev,
-        };
-        assert_eq!(
-            visible(&p, ev(EventType::Modified, obj("x"), Some(obj("y"))))
-                .unwrap()
-                .0,
-            "ADDED"
-        );
-        let (t, o) = visible(&p, ev(EventType::Modified, obj("y"), Some(obj("x")))).unwrap();
-        assert_eq!(
-            (
-                t,
-                o["metadata"]["labels"]["app"].as_str(),
-                o["metadata"]["resourceVersion"].as_str()
-            ),
-            ("DELETED", Some("x"), Some("7"))
-        );
-        assert!(visible(&p, ev(EventType::Modified, obj("y"), Some(obj("z")))).is_none());
-        assert_eq!(
-            visible(&p, ev(EventType::Modified, obj("x"), Some(obj("x"))))
-                .unwrap()
-                .0,
-            "MODIFIED"
         );
     }
 }

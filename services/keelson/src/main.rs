@@ -1,7 +1,7 @@
 //! `keelson`: the embedded, all-in-one Kubernetes-compatible API server.
 //!
-//! Runs the gateway, store (sled in `<data-dir>/store`), admission and merge
-//! services in one process; they call each other through the same traits the
+//! Runs the gateway, store (sled in `<data-dir>/store`), admission, merge
+//! and watch-cache services in one process; they call each other through the same traits the
 //! distributed services serve over gRPC.
 #![forbid(unsafe_code)]
 
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use keelson_api::{AdmissionApi, MergeApi, StoreApi};
+use keelson_api::{AdmissionApi, MergeApi, StoreApi, WatchCacheApi};
 
 /// Command-line flags (each also settable as `KEELSON_<FLAG>`).
 #[derive(Debug, Parser)]
@@ -45,10 +45,15 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let admission: Arc<dyn AdmissionApi> =
         Arc::new(keelson_admission::LocalAdmission::new(store.clone()));
     let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new());
+    let watch: Arc<dyn WatchCacheApi> = Arc::new(keelson_watchcache::LocalWatchCache::new(
+        store.clone(),
+        keelson_watchcache::WatchCacheConfig::default(),
+    ));
     let backends = keelson_gateway::Backends {
         store,
         admission,
         merge,
+        watch,
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())

@@ -1,4 +1,4 @@
-//! Start a real Keelson (embedded, or four processes over gRPC) and drive it
+//! Start a real Keelson (embedded, or six processes over gRPC) and drive it
 //! with the installed kubectl and raw HTTPS.
 #![allow(dead_code)]
 
@@ -8,13 +8,17 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// Watch-cache replicas in distributed mode.
+pub const WATCH_REPLICAS: usize = 2;
+
 /// How the server under test runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// One `keelson` process.
     Embedded,
-    /// `keelson-store`, `keelson-admission`, `keelson-merge` and
-    /// `keelson-gateway`, talking gRPC on loopback.
+    /// `keelson-store`, `keelson-admission`, `keelson-merge`, two
+    /// `keelson-watch` replicas and `keelson-gateway`, talking gRPC on
+    /// loopback.
     Distributed,
 }
 
@@ -147,6 +151,23 @@ impl Cluster {
                     listening,
                 );
                 children.push(("keelson-merge".to_string(), merge));
+                // Two watch-cache replicas; the gateway spreads lists and
+                // watches over them.
+                let mut watch_eps = Vec::new();
+                for i in 0..WATCH_REPLICAS {
+                    let (w, addr) = spawn_and_wait(
+                        "keelson-watch",
+                        Command::new(env!("CARGO_BIN_EXE_keelson-watch")).args([
+                            "--listen",
+                            "127.0.0.1:0",
+                            "--store-endpoint",
+                            &store_ep,
+                        ]),
+                        listening,
+                    );
+                    children.push((format!("keelson-watch-{i}"), w));
+                    watch_eps.push(format!("http://{addr}"));
+                }
                 let (gw, url) = spawn_and_wait(
                     "keelson-gateway",
                     Command::new(env!("CARGO_BIN_EXE_keelson-gateway"))
@@ -155,7 +176,8 @@ impl Cluster {
                         .args(["--secure-port", "0"])
                         .args(["--store-endpoint", &store_ep])
                         .args(["--admission-endpoint", &format!("http://{adm_addr}")])
-                        .args(["--merge-endpoint", &format!("http://{merge_addr}")]),
+                        .args(["--merge-endpoint", &format!("http://{merge_addr}")])
+                        .args(["--watch-endpoints", &watch_eps.join(",")]),
                     serving,
                 );
                 children.push(("keelson-gateway".to_string(), gw));
@@ -229,6 +251,18 @@ impl Cluster {
             }
         }
         self.children.clear();
+    }
+
+    /// Kill one process (SIGKILL) by its name: `keelson-watch-0`, ...
+    pub fn kill(&mut self, name: &str) {
+        let at = self
+            .children
+            .iter()
+            .position(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no process named {name}"));
+        let (_, mut child) = self.children.remove(at);
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     /// Run the installed kubectl against this server.

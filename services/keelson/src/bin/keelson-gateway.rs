@@ -1,5 +1,5 @@
 //! `keelson-gateway`: the HTTPS front of a distributed Keelson. Calls the
-//! store, admission and merge services over gRPC.
+//! store, admission and merge services and the watch replicas over gRPC.
 #![forbid(unsafe_code)]
 
 use std::sync::Arc;
@@ -37,6 +37,15 @@ struct Flags {
         default_value = "http://127.0.0.1:7003"
     )]
     merge_endpoint: String,
+    /// The watch replicas (comma-separated); lists and watches are spread
+    /// over them, and a replica that is down is skipped.
+    #[arg(
+        long,
+        env = "KEELSON_WATCH_ENDPOINTS",
+        value_delimiter = ',',
+        default_value = "http://127.0.0.1:7004"
+    )]
+    watch_endpoints: Vec<String>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -53,6 +62,9 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         )?),
         merge: Arc::new(keelson_rpc::RemoteMerge::connect_lazy(
             &flags.merge_endpoint,
+        )?),
+        watch: Arc::new(keelson_rpc::RemoteWatchCache::connect_lazy(
+            &flags.watch_endpoints,
         )?),
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;

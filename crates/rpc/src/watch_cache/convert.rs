@@ -1,0 +1,280 @@
+//! Watch-cache requests and events to and from their proto messages.
+
+use keelson_api::{
+    CacheEvent, CacheEventType, CacheListRequest, CacheWatchRequest, ListRevision, WatchStart,
+};
+use keelson_apimachinery::ApiError;
+
+use crate::convert::{bad_enum, gr_from_pb, gr_to_pb, missing};
+use crate::pb::watch as pb;
+
+pub(crate) fn list_request_to_pb(r: &CacheListRequest) -> pb::ListRequest {
+    let (kind, revision) = match r.revision {
+        ListRevision::Consistent => (pb::ListRevisionKind::Consistent, 0),
+        ListRevision::Any => (pb::ListRevisionKind::Any, 0),
+        ListRevision::NotOlderThan(rev) => (pb::ListRevisionKind::NotOlderThan, rev),
+        ListRevision::Exact(rev) => (pb::ListRevisionKind::Exact, rev),
+    };
+    pb::ListRequest {
+        gr: Some(gr_to_pb(&r.gr)),
+        namespace: r.namespace.clone(),
+        label_selector: r.label_selector.clone(),
+        field_selector: r.field_selector.clone(),
+        revision_kind: kind.into(),
+        revision,
+        start_after: r.start_after.clone(),
+        // usize always fits in u64 on supported targets.
+        limit: u64::try_from(r.limit).unwrap_or(u64::MAX),
+    }
+}
+
+pub(crate) fn list_request_from_pb(
+    service: &str,
+    r: pb::ListRequest,
+) -> Result<CacheListRequest, ApiError> {
+    let revision = match pb::ListRevisionKind::try_from(r.revision_kind) {
+        Ok(pb::ListRevisionKind::Consistent) => ListRevision::Consistent,
+        Ok(pb::ListRevisionKind::Any) => ListRevision::Any,
+        Ok(pb::ListRevisionKind::NotOlderThan) => ListRevision::NotOlderThan(r.revision),
+        Ok(pb::ListRevisionKind::Exact) => ListRevision::Exact(r.revision),
+        _ => return Err(bad_enum(service, "list revision kind", r.revision_kind)),
+    };
+    Ok(CacheListRequest {
+        gr: gr_from_pb(r.gr.ok_or_else(|| missing(service, "gr"))?),
+        namespace: r.namespace,
+        label_selector: r.label_selector,
+        field_selector: r.field_selector,
+        revision,
+        start_after: r.start_after,
+        // A limit beyond the address space means "no smaller limit".
+        limit: usize::try_from(r.limit).unwrap_or(usize::MAX),
+    })
+}
+
+pub(crate) fn watch_request_to_pb(r: &CacheWatchRequest) -> pb::WatchRequest {
+    let (start, initial_events_end, after_revision) = match r.start {
+        WatchStart::InitialState { initial_events_end } => {
+            (pb::WatchStartKind::InitialState, initial_events_end, 0)
+        }
+        WatchStart::InitialStateAny => (pb::WatchStartKind::InitialStateAny, false, 0),
+        WatchStart::After(rev) => (pb::WatchStartKind::After, false, rev),
+        WatchStart::Now => (pb::WatchStartKind::Now, false, 0),
+    };
+    pb::WatchRequest {
+        gr: Some(gr_to_pb(&r.gr)),
+        namespace: r.namespace.clone(),
+        label_selector: r.label_selector.clone(),
+        field_selector: r.field_selector.clone(),
+        start: start.into(),
+        initial_events_end,
+        after_revision,
+        bookmark_interval_ms: r.bookmark_interval_ms,
+    }
+}
+
+pub(crate) fn watch_request_from_pb(
+    service: &str,
+    r: pb::WatchRequest,
+) -> Result<CacheWatchRequest, ApiError> {
+    let start = match pb::WatchStartKind::try_from(r.start) {
+        Ok(pb::WatchStartKind::InitialState) => WatchStart::InitialState {
+            initial_events_end: r.initial_events_end,
+        },
+        Ok(pb::WatchStartKind::InitialStateAny) => WatchStart::InitialStateAny,
+        Ok(pb::WatchStartKind::After) => WatchStart::After(r.after_revision),
+        Ok(pb::WatchStartKind::Now) => WatchStart::Now,
+        _ => return Err(bad_enum(service, "watch start", r.start)),
+    };
+    Ok(CacheWatchRequest {
+        gr: gr_from_pb(r.gr.ok_or_else(|| missing(service, "gr"))?),
+        namespace: r.namespace,
+        label_selector: r.label_selector,
+        field_selector: r.field_selector,
+        start,
+        bookmark_interval_ms: r.bookmark_interval_ms,
+    })
+}
+
+/// The object is shared (`Bytes` clone), not copied.
+pub(crate) fn event_to_pb(e: &CacheEvent) -> pb::WatchEvent {
+    let event_type = match e.event_type {
+        CacheEventType::Added => pb::EventType::Added,
+        CacheEventType::Modified => pb::EventType::Modified,
+        CacheEventType::Deleted => pb::EventType::Deleted,
+        CacheEventType::Bookmark => pb::EventType::Bookmark,
+        CacheEventType::InitialEventsEnd => pb::EventType::InitialEventsEnd,
+    };
+    pb::WatchEvent {
+        event_type: event_type.into(),
+        revision: e.revision,
+        object: e.object.clone(),
+    }
+}
+
+pub(crate) fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<CacheEvent, ApiError> {
+    let event_type = match pb::EventType::try_from(e.event_type) {
+        Ok(pb::EventType::Added) => CacheEventType::Added,
+        Ok(pb::EventType::Modified) => CacheEventType::Modified,
+        Ok(pb::EventType::Deleted) => CacheEventType::Deleted,
+        Ok(pb::EventType::Bookmark) => CacheEventType::Bookmark,
+        Ok(pb::EventType::InitialEventsEnd) => CacheEventType::InitialEventsEnd,
+        _ => return Err(bad_enum(service, "event type", e.event_type)),
+    };
+    Ok(CacheEvent {
+        event_type,
+        revision: e.revision,
+        object: e.object,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use keelson_apimachinery::GroupResource;
+
+    fn list_req(revision: ListRevision) -> CacheListRequest {
+        CacheListRequest {
+            gr: GroupResource::new("apps", "deployments"),
+            namespace: Some("ns1".into()),
+            label_selector: "app=web,tier!=db".into(),
+            field_selector: "metadata.name=a".into(),
+            revision,
+            start_after: Some("ns1/a".into()),
+            limit: 500,
+        }
+    }
+
+    #[test]
+    fn every_list_revision_round_trips() {
+        for revision in [
+            ListRevision::Consistent,
+            ListRevision::Any,
+            ListRevision::NotOlderThan(17),
+            ListRevision::Exact(42),
+        ] {
+            let r = list_req(revision);
+            assert_eq!(
+                list_request_from_pb("watch cache", list_request_to_pb(&r)).unwrap(),
+                r
+            );
+        }
+    }
+
+    #[test]
+    fn list_defaults_round_trip() {
+        let r = CacheListRequest {
+            gr: GroupResource::new("", "pods"),
+            namespace: None,
+            label_selector: String::new(),
+            field_selector: String::new(),
+            revision: ListRevision::Any,
+            start_after: None,
+            limit: 0,
+        };
+        assert_eq!(
+            list_request_from_pb("watch cache", list_request_to_pb(&r)).unwrap(),
+            r
+        );
+    }
+
+    #[test]
+    fn every_watch_start_round_trips() {
+        for start in [
+            WatchStart::InitialState {
+                initial_events_end: true,
+            },
+            WatchStart::InitialState {
+                initial_events_end: false,
+            },
+            WatchStart::InitialStateAny,
+            WatchStart::After(99),
+            WatchStart::Now,
+        ] {
+            let r = CacheWatchRequest {
+                gr: GroupResource::new("", "configmaps"),
+                namespace: None,
+                label_selector: "a in (b, c)".into(),
+                field_selector: String::new(),
+                start,
+                bookmark_interval_ms: 1500,
+            };
+            assert_eq!(
+                watch_request_from_pb("watch cache", watch_request_to_pb(&r)).unwrap(),
+                r
+            );
+        }
+    }
+
+    #[test]
+    fn every_event_type_round_trips() {
+        for (event_type, object) in [
+            (
+                CacheEventType::Added,
+                Bytes::from_static(b"{\"a\":\"\xe2\x9c\x93\"}"),
+            ),
+            (CacheEventType::Modified, Bytes::from_static(b"{\"a\":2}")),
+            (CacheEventType::Deleted, Bytes::from_static(b"{\"a\":3}")),
+            (CacheEventType::Bookmark, Bytes::new()),
+            (CacheEventType::InitialEventsEnd, Bytes::new()),
+        ] {
+            let e = CacheEvent {
+                event_type,
+                revision: 7,
+                object,
+            };
+            assert_eq!(event_from_pb("watch cache", event_to_pb(&e)).unwrap(), e);
+        }
+    }
+
+    #[test]
+    fn events_share_the_object() {
+        let e = CacheEvent {
+            event_type: CacheEventType::Added,
+            revision: 1,
+            object: Bytes::from(vec![b'x'; 64]),
+        };
+        let pb = event_to_pb(&e);
+        assert_eq!(pb.object.as_ptr(), e.object.as_ptr());
+    }
+
+    #[test]
+    fn unspecified_enums_are_rejected() {
+        let mut l = list_request_to_pb(&list_req(ListRevision::Any));
+        l.revision_kind = 0;
+        let err = list_request_from_pb("watch cache", l).unwrap_err();
+        assert_eq!(err.code, 500);
+        assert!(
+            err.message.contains("invalid list revision kind 0"),
+            "{err}"
+        );
+
+        let mut w = watch_request_to_pb(&CacheWatchRequest {
+            gr: GroupResource::new("", "pods"),
+            namespace: None,
+            label_selector: String::new(),
+            field_selector: String::new(),
+            start: WatchStart::Now,
+            bookmark_interval_ms: 0,
+        });
+        w.start = 9;
+        let err = watch_request_from_pb("watch cache", w).unwrap_err();
+        assert!(err.message.contains("invalid watch start 9"), "{err}");
+
+        let e = pb::WatchEvent {
+            event_type: 0,
+            revision: 1,
+            object: Bytes::new(),
+        };
+        let err = event_from_pb("watch cache", e).unwrap_err();
+        assert!(err.message.contains("invalid event type 0"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_group_resource_is_rejected() {
+        let mut l = list_request_to_pb(&list_req(ListRevision::Any));
+        l.gr = None;
+        let err = list_request_from_pb("watch cache", l).unwrap_err();
+        assert!(err.message.contains("missing gr"), "{err}");
+    }
+}
