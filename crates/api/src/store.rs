@@ -130,6 +130,12 @@ pub trait StoreApi: Send + Sync + 'static {
     /// The store's current global revision.
     async fn current_revision(&self) -> ApiResult<u64>;
 
+    /// The revision history is compacted up to: reads at older revisions
+    /// fail with `410 Expired`. 0 when nothing is compacted (the default).
+    async fn compacted_revision(&self) -> ApiResult<u64> {
+        Ok(0)
+    }
+
     /// Every change to `gr` (in one namespace, or all) committed after
     /// `after_revision`, in revision order, first from history and then live,
     /// until the stream is dropped. A revision older than the compacted one

@@ -177,7 +177,11 @@ impl Store for StoreGrpc {
         _req: Request<pb::CurrentRevisionRequest>,
     ) -> Result<Response<pb::CurrentRevisionResponse>, Status> {
         let revision = self.api.current_revision().await.map_err(status)?;
-        Ok(Response::new(pb::CurrentRevisionResponse { revision }))
+        let compacted_revision = self.api.compacted_revision().await.map_err(status)?;
+        Ok(Response::new(pb::CurrentRevisionResponse {
+            revision,
+            compacted_revision,
+        }))
     }
 
     type WatchStream = PbEventStream;
@@ -342,6 +346,16 @@ impl StoreApi for RemoteStore {
             .map_err(err)?
             .into_inner();
         Ok(resp.revision)
+    }
+
+    async fn compacted_revision(&self) -> ApiResult<u64> {
+        let resp = self
+            .client()
+            .current_revision(pb::CurrentRevisionRequest {})
+            .await
+            .map_err(err)?
+            .into_inner();
+        Ok(resp.compacted_revision)
     }
 
     /// Errors before the stream starts (e.g. `410`) are returned here; a

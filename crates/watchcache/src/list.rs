@@ -161,6 +161,12 @@ pub(crate) async fn list(
         }
         ListRevision::Exact(r) => {
             fresh(rc, r).await?;
+            // The cache's history may reach further back than the store's
+            // retention window; a revision the store has compacted is gone
+            // (410) however it is read.
+            if r < rc.revision() && r < store.compacted_revision().await? {
+                return from_store(store, &req, &filter, Some(r)).await;
+            }
             Some(r)
         }
     };

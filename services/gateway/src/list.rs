@@ -345,7 +345,6 @@ fn expired_continue(start: &str) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn opts(q: &str) -> ApiResult<ListOptions> {
         parse(&Query::parse(Some(q)))

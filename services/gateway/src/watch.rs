@@ -21,9 +21,7 @@ use futures::StreamExt;
 use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
-use keelson_api::{
-    CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart,
-};
+use keelson_api::{CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
@@ -203,11 +201,13 @@ pub async fn serve(
     let p = parse_params(info, q)?;
     let ns = (!ri.namespace.is_empty()).then_some(ri.namespace.as_str());
     let start = match p.start {
-        Start::InitialState { .. } if q.get("resourceVersion") == Some("0") => {
-            WatchStart::InitialStateAny
-        }
+        Start::InitialState {
+            end_bookmark: false,
+        } if q.get("resourceVersion") == Some("0") => WatchStart::InitialStateAny,
         // The end marker is always asked for: after it the watch can be
         // resumed on another replica; it is only shown when requested.
+        // With sendInitialEvents any resourceVersion reads a consistent
+        // state, which is never older than the one asked for.
         Start::InitialState { .. } => WatchStart::InitialState {
             initial_events_end: true,
         },

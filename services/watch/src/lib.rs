@@ -180,8 +180,19 @@ mod tests {
         assert_eq!(cfg.listen.to_string(), "0.0.0.0:7004");
         assert_eq!(cfg.store_endpoint, "http://store:7001");
         assert_eq!((cfg.cache.history, cfg.cache.watcher_buffer), (50, 7));
-        let cfg = parse(&["--config", p, "--history", "9", "--store-endpoint", "http://x:1"]).unwrap();
-        assert_eq!((cfg.cache.history, cfg.store_endpoint.as_str()), (9, "http://x:1"));
+        let cfg = parse(&[
+            "--config",
+            p,
+            "--history",
+            "9",
+            "--store-endpoint",
+            "http://x:1",
+        ])
+        .unwrap();
+        assert_eq!(
+            (cfg.cache.history, cfg.store_endpoint.as_str()),
+            (9, "http://x:1")
+        );
     }
 
     #[test]

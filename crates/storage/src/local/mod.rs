@@ -414,6 +414,10 @@ impl StoreApi for LocalStore {
         Ok(self.inner.mvcc.current_revision())
     }
 
+    async fn compacted_revision(&self) -> ApiResult<u64> {
+        Ok(self.inner.mvcc.compacted_revision())
+    }
+
     async fn watch(
         &self,
         gr: &GroupResource,
