@@ -33,12 +33,18 @@ async fn collect(
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     let mut buf = Vec::new();
     let mut seen: Vec<Seen> = Vec::new();
+    let mut until = until;
     loop {
-        let target = *until.borrow();
+        let target = *until.borrow_and_update();
         if target > 0 && seen.last().is_some_and(|s| s.2 >= target) {
             return seen;
         }
-        match tokio::time::timeout_at(deadline, r.chunk()).await {
+        let chunk = tokio::select! {
+            c = tokio::time::timeout_at(deadline, r.chunk()) => c,
+            // The target moved: check it again.
+            Ok(()) = until.changed() => continue,
+        };
+        match chunk {
             Err(_) => panic!("watch timed out after {} events", seen.len()),
             Ok(Ok(Some(bytes))) => {
                 buf.extend_from_slice(&bytes);

@@ -4,19 +4,19 @@ use std::convert::Infallible;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode};
-use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited};
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, Limited};
 use keelson_apimachinery::ApiError;
 use serde_json::Value;
 
 /// The response body type of every handler.
-pub type Body = BoxBody<Bytes, Infallible>;
+pub type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 /// kube-apiserver's request body limit (`MaxRequestBodyBytes`).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// A whole-body response.
 pub fn full(bytes: impl Into<Bytes>) -> Body {
-    Full::new(bytes.into()).boxed()
+    Full::new(bytes.into()).boxed_unsync()
 }
 
 /// Build a response with a content type.

@@ -5,6 +5,7 @@
 //! distributed one.
 #![forbid(unsafe_code)]
 
+mod coalesce;
 mod discovery_cache;
 mod health;
 pub mod http_util;

@@ -288,7 +288,7 @@ fn json_stream(head: Value, items: BoxStream<'static, ApiResult<Bytes>>) -> Resp
     });
     let body = tokio_stream::wrappers::ReceiverStream::new(rx)
         .map(|b| Ok::<_, std::convert::Infallible>(Frame::data(b)));
-    let mut resp = Response::new(BodyExt::boxed(StreamBody::new(body)));
+    let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(body)));
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),

@@ -13,6 +13,9 @@ use tokio_rustls::TlsAcceptor;
 use crate::router::{handle, State};
 use crate::{pki, Backends, GatewayConfig, GatewayError};
 
+/// Bytes an HTTP/2 stream may queue before its body stops being polled.
+const SEND_BUFFER: usize = 64 * 1024;
+
 /// A started gateway.
 pub struct RunningGateway {
     /// The bound address.
@@ -106,8 +109,12 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
                 let state = state.clone();
                 async move { Ok::<_, std::convert::Infallible>(handle(state, req).await) }
             });
-            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            if let Err(e) = builder.serve_connection(TokioIo::new(tls), svc).await {
+            let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+            // Bound what one HTTP/2 stream may queue unsent (a slow watcher),
+            // instead of hyper's 400 KiB.
+            builder.http2().max_send_buf_size(SEND_BUFFER);
+            let io = TokioIo::new(crate::coalesce::Coalesce::new(tls));
+            if let Err(e) = builder.serve_connection(io, svc).await {
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
             }
         });

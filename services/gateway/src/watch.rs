@@ -17,23 +17,27 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use futures::StreamExt;
+use std::pin::Pin;
+
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
 use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
-use keelson_api::{CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart};
+use keelson_api::{
+    CacheEvent, CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart,
+};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
 use crate::http_util::{Body, Query};
 use crate::request_info::ResourceRequest;
 use crate::Backends;
 use keelson_selectors::{FieldSelector, LabelSelector};
 
-/// Events buffered per watcher before its producer waits for the client.
-const BUFFER: usize = 256;
+/// Events already waiting are sent together in frames up to this size.
+const BATCH_BYTES: usize = 16 * 1024;
 /// How often a BOOKMARK is sent when the client allows them.
 const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 /// Server-side cap when the client gives no `timeoutSeconds` (kube-apiserver's
@@ -215,20 +219,16 @@ pub async fn serve(
         Start::Now => WatchStart::Now,
     };
     let req = cache_request(info, ns, q, &p, start);
-    let (tx, rx) = mpsc::channel::<Bytes>(BUFFER);
-    match b.watch.watch(req.clone()).await {
-        Ok(events) => {
-            tokio::spawn(pump(b.watch.clone(), info, p, req, events, tx));
-        }
+    let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
+        Ok(events) => Feed::new(b.watch.clone(), info, p, req, events).into_stream(),
+        // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.code == 410 => {
-            // kube answers 200 and one ERROR event for a too-old revision.
-            let _ = tx.try_send(line("ERROR", &e.to_status_json()));
+            futures::stream::iter([line("ERROR", &e.to_status_json())]).boxed()
         }
         Err(e) => return Err(e),
-    }
-    let stream = tokio_stream::wrappers::ReceiverStream::new(rx)
-        .map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
-    let mut resp = Response::new(BodyExt::boxed(StreamBody::new(stream)));
+    };
+    let frames = body.map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
+    let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(frames)));
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
@@ -236,76 +236,154 @@ pub async fn serve(
     Ok(resp)
 }
 
-/// Feed one watcher until the timeout, an error, or the client leaves. When
-/// the watch replica goes away mid-stream (503), the watch continues on
-/// another replica from the last revision seen, so the client notices
-/// nothing; before the initial state is complete that is not possible and
-/// the stream ends (the client re-lists).
-async fn pump(
+/// One watcher's response body: cache events as lines, polled by the
+/// connection only when it can send (no task or queue of its own), until
+/// the timeout, an error, or the client leaves. Events that are already
+/// waiting are sent together in one frame. When the watch replica goes away
+/// mid-stream (503) the watch continues on another replica from the last
+/// revision seen, so the client notices nothing; before the initial state
+/// is complete that is not possible and the stream ends (the client
+/// re-lists).
+struct Feed {
     cache: Arc<dyn WatchCacheApi>,
     info: &'static ResourceInfo,
     p: Params,
-    mut req: CacheWatchRequest,
-    mut events: CacheEventStream,
-    tx: mpsc::Sender<Bytes>,
-) {
-    let show_initial_end = matches!(p.start, Start::InitialState { end_bookmark: true });
-    let (mut last_rv, mut resumable) = match req.start {
-        WatchStart::After(r) => (r, true),
-        _ => (0, matches!(req.start, WatchStart::Now)),
-    };
-    let deadline = tokio::time::sleep(p.timeout);
-    tokio::pin!(deadline);
-    loop {
-        tokio::select! {
-            _ = &mut deadline => {
-                if p.bookmarks && last_rv > 0 {
-                    let _ = tx.send(bookmark(info, last_rv, false)).await;
-                }
-                return;
+    req: CacheWatchRequest,
+    events: CacheEventStream,
+    show_initial_end: bool,
+    last_rv: u64,
+    resumable: bool,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    done: bool,
+}
+
+/// What one step of a feed produced.
+enum Step {
+    /// Bytes to send (possibly nothing, e.g. a filtered bookmark).
+    Send(Option<Bytes>),
+    /// The stream ends after these bytes.
+    End(Option<Bytes>),
+}
+
+impl Feed {
+    fn new(
+        cache: Arc<dyn WatchCacheApi>,
+        info: &'static ResourceInfo,
+        p: Params,
+        req: CacheWatchRequest,
+        events: CacheEventStream,
+    ) -> Feed {
+        let (last_rv, resumable) = match req.start {
+            WatchStart::After(r) => (r, true),
+            WatchStart::Now => (0, true),
+            _ => (0, false),
+        };
+        Feed {
+            cache,
+            info,
+            show_initial_end: matches!(p.start, Start::InitialState { end_bookmark: true }),
+            deadline: Box::pin(tokio::time::sleep(p.timeout)),
+            p,
+            req,
+            events,
+            last_rv,
+            resumable,
+            done: false,
+        }
+    }
+
+    fn into_stream(self) -> BoxStream<'static, Bytes> {
+        futures::stream::unfold(self, |mut feed| async move {
+            let bytes = feed.next_frame().await?;
+            Some((bytes, feed))
+        })
+        .boxed()
+    }
+
+    /// The next frame: one event, plus any that are already waiting.
+    async fn next_frame(&mut self) -> Option<Bytes> {
+        loop {
+            if self.done {
+                return None;
             }
-            _ = tx.closed() => return,
-            next = events.next() => match next {
-                // The cache closed this watcher (it fell behind): the
-                // client re-watches from its last revision.
-                None => return,
-                Some(Err(e)) if e.code == 503 && resumable => {
-                    req.start = WatchStart::After(last_rv);
-                    match cache.watch(req.clone()).await {
-                        Ok(s) => events = s,
-                        Err(e) => {
-                            tracing::warn!(error = %e.message, "cannot resume a watch on another replica");
-                            return;
+            let step = tokio::select! {
+                _ = &mut self.deadline => {
+                    let last = (self.p.bookmarks && self.last_rv > 0)
+                        .then(|| bookmark(self.info, self.last_rv, false));
+                    Step::End(last)
+                }
+                next = self.events.next() => self.step(next).await,
+            };
+            let first = match step {
+                Step::Send(None) => continue,
+                Step::Send(Some(b)) => b,
+                Step::End(b) => {
+                    self.done = true;
+                    return b;
+                }
+            };
+            // Batch what is already waiting, up to a bounded frame.
+            let mut frame = BytesMut::from(&first[..]);
+            while frame.len() < BATCH_BYTES {
+                let Some(next) = self.events.next().now_or_never() else {
+                    break;
+                };
+                match self.step(next).await {
+                    Step::Send(Some(b)) => frame.extend_from_slice(&b),
+                    Step::Send(None) => {}
+                    Step::End(b) => {
+                        if let Some(b) = b {
+                            frame.extend_from_slice(&b);
                         }
+                        self.done = true;
+                        break;
                     }
                 }
-                Some(Err(e)) => {
-                    let _ = tx.send(line("ERROR", &e.to_status_json())).await;
-                    return;
-                }
-                Some(Ok(ev)) => {
-                    let out = match ev.event_type {
-                        CacheEventType::Added => Some(event_line("ADDED", &ev.object)),
-                        CacheEventType::Modified => Some(event_line("MODIFIED", &ev.object)),
-                        CacheEventType::Deleted => Some(event_line("DELETED", &ev.object)),
-                        CacheEventType::Bookmark => {
-                            p.bookmarks.then(|| bookmark(info, ev.revision, false))
-                        }
-                        CacheEventType::InitialEventsEnd => {
-                            resumable = true;
-                            show_initial_end.then(|| bookmark(info, ev.revision, true))
-                        }
-                    };
-                    if resumable {
-                        last_rv = last_rv.max(ev.revision);
+            }
+            return Some(frame.freeze());
+        }
+    }
+
+    /// Turn one item of the cache stream into bytes to send.
+    async fn step(&mut self, next: Option<ApiResult<CacheEvent>>) -> Step {
+        match next {
+            // The cache closed this watcher (it fell behind): the client
+            // re-watches from its last revision.
+            None => Step::End(None),
+            Some(Err(e)) if e.code == 503 && self.resumable => {
+                self.req.start = WatchStart::After(self.last_rv);
+                match self.cache.watch(self.req.clone()).await {
+                    Ok(s) => {
+                        self.events = s;
+                        Step::Send(None)
                     }
-                    if let Some(bytes) = out {
-                        if tx.send(bytes).await.is_err() {
-                            return;
-                        }
+                    Err(e) => {
+                        tracing::warn!(error = %e.message, "cannot resume a watch on another replica");
+                        Step::End(None)
                     }
                 }
-            },
+            }
+            Some(Err(e)) => Step::End(Some(line("ERROR", &e.to_status_json()))),
+            Some(Ok(ev)) => {
+                let out = match ev.event_type {
+                    CacheEventType::Added => Some(event_line("ADDED", &ev.object)),
+                    CacheEventType::Modified => Some(event_line("MODIFIED", &ev.object)),
+                    CacheEventType::Deleted => Some(event_line("DELETED", &ev.object)),
+                    CacheEventType::Bookmark => self
+                        .p
+                        .bookmarks
+                        .then(|| bookmark(self.info, ev.revision, false)),
+                    CacheEventType::InitialEventsEnd => {
+                        self.resumable = true;
+                        self.show_initial_end
+                            .then(|| bookmark(self.info, ev.revision, true))
+                    }
+                };
+                if self.resumable {
+                    self.last_rv = self.last_rv.max(ev.revision);
+                }
+                Step::Send(out)
+            }
         }
     }
 }

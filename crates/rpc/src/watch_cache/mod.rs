@@ -188,8 +188,11 @@ impl RemoteWatchCache {
 
 /// The peer could not be reached: a gRPC failure without a Kubernetes
 /// `Status` in its details (which every answer of our servers carries).
+/// The code does not matter: a connection that just died fails calls with
+/// `Unavailable`, `Unknown`, `Cancelled` or `Internal` depending on when the
+/// call met it.
 fn peer_down(s: &Status) -> bool {
-    s.details().is_empty() && matches!(s.code(), Code::Unavailable | Code::Unknown)
+    s.details().is_empty() && s.code() != Code::Ok
 }
 
 /// Call replica `first % n`, then the following ones while the replica
@@ -353,10 +356,21 @@ mod tests {
             assert_eq!(from_grpc_status(SERVICE, &out.unwrap_err()), err);
             assert_eq!(tried, [0]);
         }
-        // Other detail-less failures are not "peer down" either.
-        let (out, tried) = run::<u8>(2, 0, &[Err(Status::internal("h2 protocol error"))]);
-        assert_eq!(out.unwrap_err().code(), Code::Internal);
-        assert_eq!(tried, [0]);
+    }
+
+    #[test]
+    fn any_failure_without_a_kubernetes_status_tries_the_next_replica() {
+        // A dying connection fails calls with whichever code it meets.
+        for s in [
+            Status::internal("h2 protocol error"),
+            Status::cancelled("operation was canceled"),
+            Status::unavailable("connection refused"),
+            Status::unknown("missing grpc-status trailer"),
+        ] {
+            let (out, tried) = run::<u8>(2, 0, &[Err(s.clone()), Ok(7)]);
+            assert_eq!(out.unwrap(), 7, "{s:?}");
+            assert_eq!(tried, [0, 1]);
+        }
     }
 
     #[tokio::test]
