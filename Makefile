@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run build test lint fmt bench catalog
+.PHONY: run build test lint fmt bench bench-watch catalog
 
 run:
 	$(CARGO) run --release --bin keelson
@@ -28,6 +28,9 @@ fmt:
 # Load generator figures for BENCHMARKS.md (release build, both modes).
 bench:
 	bash bench/run.sh
+
+bench-watch:
+	bash bench/watch.sh
 
 # Regenerate crates/registry/data/catalog.json from kubernetes-validate.
 catalog:

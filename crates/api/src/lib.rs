@@ -20,8 +20,8 @@ pub use store::{
     StoreApi, UpdateOptions,
 };
 pub use watch::{
-    CacheEvent, CacheEventStream, CacheEventType, CacheList, CacheListRequest, CacheWatchRequest,
-    ListRevision, WatchCacheApi, WatchStart,
+    watch_event_type, watch_line, CacheEvent, CacheEventStream, CacheEventType, CacheList,
+    CacheListRequest, CacheWatchRequest, ListRevision, WatchCacheApi, WatchStart,
 };
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};

@@ -122,6 +122,49 @@ pub struct CacheEvent {
     /// The object as JSON with `kind` and `apiVersion`; empty for bookmarks.
     /// Shared with every other watcher that sees the same event.
     pub object: Bytes,
+    /// The event as one JSON watch line, [`watch_line`] of the type and the
+    /// object; empty for bookmarks. Shared like `object`, so a fan-out
+    /// frames each event once, not once per watcher.
+    pub line: Bytes,
+}
+
+impl CacheEvent {
+    /// An event, framing its line.
+    pub fn new(event_type: CacheEventType, revision: u64, object: Bytes) -> CacheEvent {
+        let line = watch_line(event_type, &object);
+        CacheEvent {
+            event_type,
+            revision,
+            object,
+            line,
+        }
+    }
+}
+
+/// The JSON watch-event type of an event (`ADDED`, ...); `None` for the
+/// markers, which the gateway renders as bookmarks.
+pub fn watch_event_type(t: CacheEventType) -> Option<&'static str> {
+    match t {
+        CacheEventType::Added => Some("ADDED"),
+        CacheEventType::Modified => Some("MODIFIED"),
+        CacheEventType::Deleted => Some("DELETED"),
+        CacheEventType::Bookmark | CacheEventType::InitialEventsEnd => None,
+    }
+}
+
+/// `{"type":"ADDED","object":<object>}` and a newline: one event of a JSON
+/// watch stream as kube-apiserver writes it. Empty for the markers.
+pub fn watch_line(t: CacheEventType, object: &[u8]) -> Bytes {
+    let Some(name) = watch_event_type(t) else {
+        return Bytes::new();
+    };
+    let mut b = Vec::with_capacity(object.len() + 32);
+    b.extend_from_slice(b"{\"type\":\"");
+    b.extend_from_slice(name.as_bytes());
+    b.extend_from_slice(b"\",\"object\":");
+    b.extend_from_slice(object);
+    b.extend_from_slice(b"}\n");
+    Bytes::from(b)
 }
 
 /// A stream of cached watch events. It ends without an error when the cache

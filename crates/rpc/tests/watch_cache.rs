@@ -515,11 +515,7 @@ impl WatchCacheApi for Stalling {
     }
 
     async fn watch(&self, _req: CacheWatchRequest) -> ApiResult<CacheEventStream> {
-        let ev = CacheEvent {
-            event_type: CacheEventType::Bookmark,
-            revision: 4,
-            object: Bytes::new(),
-        };
+        let ev = CacheEvent::new(CacheEventType::Bookmark, 4, Bytes::new());
         Ok(stream::iter([Ok(ev)]).chain(stream::pending()).boxed())
     }
 }

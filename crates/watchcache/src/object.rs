@@ -3,6 +3,7 @@
 //! re-encode it.
 
 use bytes::{BufMut, Bytes, BytesMut};
+use keelson_api::{watch_line, CacheEventType};
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
 use keelson_selectors::Attrs;
@@ -15,10 +16,17 @@ pub(crate) struct CachedObject {
     /// `namespace/name` (`/name` when cluster-scoped): list order and
     /// continue keys.
     pub key: Box<str>,
-    /// The object as JSON with `kind` and `apiVersion` first; what watch
-    /// events carry.
-    json: Bytes,
-    /// `json[body_at..]` is the object's JSON after its type meta and the
+    /// The watch line of the change that made this version
+    /// (`{"type":"MODIFIED","object":<object>}` and a newline), with the
+    /// object's JSON (`kind` and `apiVersion` first) inside it: watch events
+    /// share the line, lists and gRPC share slices of it.
+    line: Bytes,
+    /// The type named in `line`.
+    line_type: CacheEventType,
+    /// Where the object's JSON starts in `line` (it ends 2 bytes before the
+    /// end).
+    obj_at: u32,
+    /// `line[body_at..]` is the object's JSON after its type meta and the
     /// comma that follows it (or the closing brace when nothing follows).
     body_at: u32,
     /// Labels and selectable fields.
@@ -35,8 +43,12 @@ fn encode_err(e: serde_json::Error) -> ApiError {
 }
 
 impl CachedObject {
-    /// Encode an object once.
-    pub fn new(gr: &GroupResource, mut object: Value) -> ApiResult<CachedObject> {
+    /// Encode an object once, framed as a `line_type` watch line.
+    pub fn new(
+        gr: &GroupResource,
+        mut object: Value,
+        line_type: CacheEventType,
+    ) -> ApiResult<CachedObject> {
         let attrs = Attrs::of(&gr.group, &gr.resource, &object);
         let key = key_of(meta_str(&object, "namespace"), meta_str(&object, "name")).into();
         let map = match object.as_object_mut() {
@@ -52,44 +64,65 @@ impl CachedObject {
                 rest.insert(k, v);
             }
         }
+        let body = serde_json::to_vec(&Value::Object(rest)).map_err(encode_err)?;
+        let frame = watch_line(line_type, b"");
+        // `frame` is `{"type":"T","object":}\n`: the object goes before its
+        // last two bytes.
+        let head = &frame[..frame.len().saturating_sub(2)];
+        let mut line = BytesMut::with_capacity(head.len() + body.len() + 64);
+        line.put_slice(head);
+        let obj_at = line.len();
         // kube-apiserver writes kind, then apiVersion.
-        let mut prefix = BytesMut::from(&b"{"[..]);
+        line.put_u8(b'{');
+        let mut has_type_meta = false;
         for k in ["kind", "apiVersion"] {
             if let Some(v) = type_meta.get(k) {
-                if prefix.len() > 1 {
-                    prefix.put_u8(b',');
+                if has_type_meta {
+                    line.put_u8(b',');
                 }
-                prefix.put_slice(&serde_json::to_vec(k).map_err(encode_err)?);
-                prefix.put_u8(b':');
-                prefix.put_slice(&serde_json::to_vec(v).map_err(encode_err)?);
+                has_type_meta = true;
+                line.put_slice(&serde_json::to_vec(k).map_err(encode_err)?);
+                line.put_u8(b':');
+                line.put_slice(&serde_json::to_vec(v).map_err(encode_err)?);
             }
         }
-        let body = serde_json::to_vec(&Value::Object(rest)).map_err(encode_err)?;
         // `body` is `{...}`: keep what follows its opening brace.
         let inner = &body[1..];
-        let mut json = prefix;
-        let has_type_meta = json.len() > 1;
         if has_type_meta && inner != b"}" {
-            json.put_u8(b',');
+            line.put_u8(b',');
         }
-        let body_at = json.len() as u32;
-        json.put_slice(inner);
+        let body_at = line.len();
+        line.put_slice(inner);
+        line.put_slice(b"}\n");
         Ok(CachedObject {
             key,
-            json: json.freeze(),
-            body_at,
+            line: line.freeze(),
+            line_type,
+            obj_at: obj_at as u32,
+            body_at: body_at as u32,
             attrs,
         })
     }
 
     /// The object as JSON with its type meta (shared, not copied).
     pub fn object(&self) -> Bytes {
-        self.json.clone()
+        self.line
+            .slice(self.obj_at as usize..self.line.len().saturating_sub(2))
+    }
+
+    /// The object as a `t` watch line: the shared one when `t` is the type
+    /// of the change that made this version, else a new one.
+    pub fn line(&self, t: CacheEventType) -> Bytes {
+        if t == self.line_type {
+            self.line.clone()
+        } else {
+            watch_line(t, &self.object())
+        }
     }
 
     /// The object as a list item: JSON without `kind` and `apiVersion`.
     pub fn item(&self) -> Bytes {
-        let body = &self.json[self.body_at as usize..];
+        let body = &self.line[self.body_at as usize..self.line.len().saturating_sub(2)];
         let mut b = BytesMut::with_capacity(body.len() + 1);
         b.put_u8(b'{');
         b.put_slice(body);
@@ -105,16 +138,16 @@ impl CachedObject {
     /// DELETED event of an object that stopped matching a selector carries
     /// its last matching state at the event's revision).
     pub fn at_revision(&self, revision: u64) -> ApiResult<Bytes> {
-        let mut v: Value = serde_json::from_slice(&self.json).map_err(|e| {
+        let mut v: Value = serde_json::from_slice(&self.object()).map_err(|e| {
             ApiError::internal(format!("watch cache: a cached object is not JSON: {e}"))
         })?;
         set_meta_str(&mut v, "resourceVersion", &revision.to_string());
         Ok(Bytes::from(serde_json::to_vec(&v).map_err(encode_err)?))
     }
 
-    /// Bytes this entry holds (JSON and key), for memory accounting.
+    /// The size of the object's JSON, for memory accounting.
     pub fn json_len(&self) -> usize {
-        self.json.len()
+        self.line.len().saturating_sub(2 + self.obj_at as usize)
     }
 }
 
@@ -130,7 +163,7 @@ mod tests {
     #[test]
     fn type_meta_first_and_items_without_it() {
         let o = json!({"apiVersion": "v1", "metadata": {"name": "a", "namespace": "n"}, "kind": "ConfigMap", "data": {"k": "v"}});
-        let c = CachedObject::new(&gr(), o.clone()).unwrap();
+        let c = CachedObject::new(&gr(), o.clone(), CacheEventType::Added).unwrap();
         let obj: Value = serde_json::from_slice(&c.object()).unwrap();
         assert_eq!(obj, o);
         assert!(c
@@ -143,26 +176,46 @@ mod tests {
         );
         assert_eq!(&*c.key, "n/a");
         assert_eq!(c.namespace(), "n");
+        // The shared line frames the same bytes.
+        let line = c.line(CacheEventType::Added);
+        assert_eq!(line, watch_line(CacheEventType::Added, &c.object()));
+        assert_eq!(
+            c.line(CacheEventType::Deleted),
+            watch_line(CacheEventType::Deleted, &c.object())
+        );
+        let ev: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!((ev["type"].as_str(), &ev["object"]), (Some("ADDED"), &o));
+        assert_eq!(c.json_len(), c.object().len());
     }
 
     #[test]
     fn edge_shapes() {
-        let only_meta = CachedObject::new(&gr(), json!({"kind": "K", "apiVersion": "v1"})).unwrap();
+        let only_meta = CachedObject::new(
+            &gr(),
+            json!({"kind": "K", "apiVersion": "v1"}),
+            CacheEventType::Added,
+        )
+        .unwrap();
         assert_eq!(
             &only_meta.object()[..],
             br#"{"kind":"K","apiVersion":"v1"}"#
         );
         assert_eq!(&only_meta.item()[..], b"{}");
-        let no_meta = CachedObject::new(&gr(), json!({"metadata": {"name": "x"}})).unwrap();
+        let no_meta = CachedObject::new(
+            &gr(),
+            json!({"metadata": {"name": "x"}}),
+            CacheEventType::Added,
+        )
+        .unwrap();
         assert_eq!(&no_meta.object()[..], br#"{"metadata":{"name":"x"}}"#);
         assert_eq!(&no_meta.item()[..], br#"{"metadata":{"name":"x"}}"#);
         assert_eq!(&*no_meta.key, "/x");
-        let empty = CachedObject::new(&gr(), json!({})).unwrap();
+        let empty = CachedObject::new(&gr(), json!({}), CacheEventType::Deleted).unwrap();
         assert_eq!(
             (&empty.object()[..], &empty.item()[..]),
             (&b"{}"[..], &b"{}"[..])
         );
-        assert!(CachedObject::new(&gr(), json!([1])).is_err());
+        assert!(CachedObject::new(&gr(), json!([1]), CacheEventType::Added).is_err());
     }
 
     #[test]
@@ -170,6 +223,7 @@ mod tests {
         let c = CachedObject::new(
             &gr(),
             json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "resourceVersion": "3"}}),
+            CacheEventType::Modified,
         )
         .unwrap();
         let v: Value = serde_json::from_slice(&c.at_revision(9).unwrap()).unwrap();

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::StreamExt;
-use keelson_api::{ChangeEvent, EventType, StoreApi};
+use keelson_api::{CacheEventType, ChangeEvent, EventType, StoreApi};
 use keelson_apimachinery::{ApiResult, GroupResource};
 use tokio::sync::{broadcast, watch};
 
@@ -19,6 +19,17 @@ pub(crate) enum ChangeKind {
     Added,
     Modified,
     Deleted,
+}
+
+impl ChangeKind {
+    /// The watch event type a change is seen as when nothing filters it.
+    pub fn event_type(self) -> CacheEventType {
+        match self {
+            ChangeKind::Added => CacheEventType::Added,
+            ChangeKind::Modified => CacheEventType::Modified,
+            ChangeKind::Deleted => CacheEventType::Deleted,
+        }
+    }
 }
 
 /// One committed change, as the cache keeps and fans it out.
@@ -179,7 +190,7 @@ impl ResourceCache {
             EventType::Deleted => ChangeKind::Deleted,
         };
         // Encode outside the lock.
-        let object = Arc::new(CachedObject::new(&self.gr, ev.object)?);
+        let object = Arc::new(CachedObject::new(&self.gr, ev.object, kind.event_type())?);
         let mut st = self.lock();
         if ev.revision <= st.revision {
             // Already applied (a re-list raced with the stream).
@@ -217,7 +228,7 @@ async fn initial_state(
     let list = store.list(gr, None).await?;
     let mut objects = BTreeMap::new();
     for item in list.items {
-        let o = CachedObject::new(gr, item)?;
+        let o = CachedObject::new(gr, item, CacheEventType::Added)?;
         objects.insert(o.key.clone(), Arc::new(o));
     }
     Ok((objects, list.resource_version))

@@ -21,12 +21,20 @@ use crate::list::{fresh, Filter, FRESHNESS_WAIT};
 use crate::object::CachedObject;
 use crate::resource::{objects_at, Change, ChangeKind, ResourceCache};
 
-fn event(event_type: CacheEventType, revision: u64, object: bytes::Bytes) -> CacheEvent {
+/// The event `object` gives as `t` (its shared line when `t` is the type
+/// of the change that made it).
+fn event(t: CacheEventType, revision: u64, object: &CachedObject) -> CacheEvent {
     CacheEvent {
-        event_type,
+        event_type: t,
         revision,
-        object,
+        object: object.object(),
+        line: object.line(t),
     }
+}
+
+/// A marker event (no object).
+fn marker(t: CacheEventType, revision: u64) -> CacheEvent {
+    CacheEvent::new(t, revision, bytes::Bytes::new())
 }
 
 /// What a watcher sees of a change after its namespace and selectors: an
@@ -42,19 +50,12 @@ fn visible(
     let now = filter.admits(object);
     let before = prev.is_some_and(|p| filter.admits(p));
     Ok(match kind {
-        ChangeKind::Added => now.then(|| event(CacheEventType::Added, revision, object.object())),
+        ChangeKind::Added => now.then(|| event(CacheEventType::Added, revision, object)),
         ChangeKind::Modified => match (before, now) {
-            (_, true) => Some(event(
-                if before {
-                    CacheEventType::Modified
-                } else {
-                    CacheEventType::Added
-                },
-                revision,
-                object.object(),
-            )),
+            (true, true) => Some(event(CacheEventType::Modified, revision, object)),
+            (false, true) => Some(event(CacheEventType::Added, revision, object)),
             (true, false) => match prev {
-                Some(p) => Some(event(
+                Some(p) => Some(CacheEvent::new(
                     CacheEventType::Deleted,
                     revision,
                     p.at_revision(revision)?,
@@ -64,7 +65,7 @@ fn visible(
             (false, false) => None,
         },
         ChangeKind::Deleted => {
-            (before || now).then(|| event(CacheEventType::Deleted, revision, object.object()))
+            (before || now).then(|| event(CacheEventType::Deleted, revision, object))
         }
     })
 }
@@ -101,15 +102,10 @@ impl Watcher {
                 return None;
             }
             if let Some(o) = self.initial.pop_front() {
-                let rv = self.last;
-                return Some(Ok(event(CacheEventType::Added, rv, o.object())));
+                return Some(Ok(event(CacheEventType::Added, self.last, &o)));
             }
             if let Some(rv) = self.initial_end.take() {
-                return Some(Ok(event(
-                    CacheEventType::InitialEventsEnd,
-                    rv,
-                    bytes::Bytes::new(),
-                )));
+                return Some(Ok(marker(CacheEventType::InitialEventsEnd, rv)));
             }
             if let Some(c) = self.pending.pop_front() {
                 if let Some(ev) = self.see(&c) {
@@ -118,7 +114,7 @@ impl Watcher {
                 continue;
             }
             if let Some(rv) = self.bookmark_due.take() {
-                return Some(Ok(event(CacheEventType::Bookmark, rv, bytes::Bytes::new())));
+                return Some(Ok(marker(CacheEventType::Bookmark, rv)));
             }
             let wake = match &mut self.bookmarks {
                 Some(ticker) => tokio::select! {
@@ -298,10 +294,11 @@ fn from_store(gr: GroupResource, filter: Filter, changes: ChangeStream) -> Cache
                         EventType::Progress => None,
                     };
                     kind.and_then(|kind| {
-                        let objects = CachedObject::new(&gr, ev.object).and_then(|o| {
+                        let t = kind.event_type();
+                        let objects = CachedObject::new(&gr, ev.object, t).and_then(|o| {
                             let p = ev
                                 .prev_object
-                                .map(|p| CachedObject::new(&gr, p))
+                                .map(|p| CachedObject::new(&gr, p, CacheEventType::Modified))
                                 .transpose()?;
                             Ok((o, p))
                         });

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use std::pin::Pin;
 
 use futures::stream::BoxStream;
@@ -159,18 +159,6 @@ fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
         "BOOKMARK",
         &json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": metadata}),
     )
-}
-
-/// A watch event line around an object encoded by the cache (shared by
-/// every watcher; only the framing is per watcher).
-fn event_line(event_type: &str, object: &[u8]) -> Bytes {
-    let mut b = BytesMut::with_capacity(object.len() + 32);
-    b.put_slice(b"{\"type\":\"");
-    b.put_slice(event_type.as_bytes());
-    b.put_slice(b"\",\"object\":");
-    b.put_slice(object);
-    b.put_slice(b"}\n");
-    b.freeze()
 }
 
 /// The cache request for a watch starting at `start`.
@@ -322,12 +310,14 @@ impl Feed {
                     return b;
                 }
             };
-            // Batch what is already waiting, up to a bounded frame.
-            let mut frame = BytesMut::from(&first[..]);
-            while frame.len() < BATCH_BYTES {
+            // Batch what is already waiting, up to a bounded frame (the
+            // first line is sent as it is when nothing else waits).
+            let mut frame: Option<BytesMut> = None;
+            while frame.as_ref().map_or(first.len(), BytesMut::len) < BATCH_BYTES {
                 let Some(next) = self.events.next().now_or_never() else {
                     break;
                 };
+                let frame = frame.get_or_insert_with(|| BytesMut::from(&first[..]));
                 match self.step(next).await {
                     Step::Send(Some(b)) => frame.extend_from_slice(&b),
                     Step::Send(None) => {}
@@ -340,7 +330,7 @@ impl Feed {
                     }
                 }
             }
-            return Some(frame.freeze());
+            return Some(frame.map_or(first, BytesMut::freeze));
         }
     }
 
@@ -366,9 +356,10 @@ impl Feed {
             Some(Err(e)) => Step::End(Some(line("ERROR", &e.to_status_json()))),
             Some(Ok(ev)) => {
                 let out = match ev.event_type {
-                    CacheEventType::Added => Some(event_line("ADDED", &ev.object)),
-                    CacheEventType::Modified => Some(event_line("MODIFIED", &ev.object)),
-                    CacheEventType::Deleted => Some(event_line("DELETED", &ev.object)),
+                    // The cache's line, shared with every other watcher.
+                    CacheEventType::Added | CacheEventType::Modified | CacheEventType::Deleted => {
+                        Some(ev.line)
+                    }
                     CacheEventType::Bookmark => self
                         .p
                         .bookmarks

@@ -120,11 +120,7 @@ pub(crate) fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<CacheEve
         Ok(pb::EventType::InitialEventsEnd) => CacheEventType::InitialEventsEnd,
         _ => return Err(bad_enum(service, "event type", e.event_type)),
     };
-    Ok(CacheEvent {
-        event_type,
-        revision: e.revision,
-        object: e.object,
-    })
+    Ok(CacheEvent::new(event_type, e.revision, e.object))
 }
 
 #[cfg(test)]
@@ -218,22 +214,14 @@ mod tests {
             (CacheEventType::Bookmark, Bytes::new()),
             (CacheEventType::InitialEventsEnd, Bytes::new()),
         ] {
-            let e = CacheEvent {
-                event_type,
-                revision: 7,
-                object,
-            };
+            let e = CacheEvent::new(event_type, 7, object);
             assert_eq!(event_from_pb("watch cache", event_to_pb(&e)).unwrap(), e);
         }
     }
 
     #[test]
     fn events_share_the_object() {
-        let e = CacheEvent {
-            event_type: CacheEventType::Added,
-            revision: 1,
-            object: Bytes::from(vec![b'x'; 64]),
-        };
+        let e = CacheEvent::new(CacheEventType::Added, 1, Bytes::from(vec![b'x'; 64]));
         let pb = event_to_pb(&e);
         assert_eq!(pb.object.as_ptr(), e.object.as_ptr());
     }
