@@ -38,6 +38,8 @@ pub use admission::{AdmissionGrpc, RemoteAdmission};
 pub use channel::{lazy_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE};
 pub use error::RpcError;
 pub use merge::{MergeGrpc, RemoteMerge};
-pub use serve::{serve, serve_with_grace, SHUTDOWN_GRACE};
+pub use serve::{
+    draining, serve, serve_with_drain, serve_with_grace, DrainTrigger, Draining, SHUTDOWN_GRACE,
+};
 pub use store::{RemoteStore, StoreGrpc};
 pub use watch_cache::{RemoteWatchCache, WatchCacheGrpc};

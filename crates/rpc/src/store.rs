@@ -36,12 +36,23 @@ fn status(e: ApiError) -> Status {
 #[derive(Clone)]
 pub struct StoreGrpc {
     api: Arc<dyn StoreApi>,
+    draining: crate::Draining,
 }
 
 impl StoreGrpc {
     /// Wrap a local store.
     pub fn new(api: Arc<dyn StoreApi>) -> Self {
-        StoreGrpc { api }
+        StoreGrpc {
+            api,
+            draining: crate::Draining::never(),
+        }
+    }
+
+    /// End open watches when `draining` fires (see
+    /// [`serve_with_drain`](crate::serve_with_drain)).
+    pub fn with_draining(mut self, draining: crate::Draining) -> Self {
+        self.draining = draining;
+        self
     }
 
     /// The tonic service, with Keelson's message size limits.
@@ -197,7 +208,7 @@ impl Store for StoreGrpc {
             .watch(&gr_from_pb(gr), r.namespace.as_deref(), r.after_revision)
             .await
             .map_err(status)?;
-        Ok(Response::new(to_pb_stream(changes)))
+        Ok(Response::new(self.draining.guard(to_pb_stream(changes))))
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {

@@ -193,9 +193,12 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let router =
-        tonic::transport::Server::builder().add_service(StoreGrpc::server(Arc::new(store)));
-    keelson_rpc::serve(listener, router, shutdown)
+    // Watches (the watch replicas' followers) end as soon as shutdown
+    // starts, instead of holding the drain open.
+    let (trigger, draining) = keelson_rpc::draining();
+    let grpc = StoreGrpc::new(Arc::new(store)).with_draining(draining);
+    let router = tonic::transport::Server::builder().add_service(grpc.into_server());
+    keelson_rpc::serve_with_drain(listener, router, shutdown, trigger)
         .await
         .map_err(keelson_rpc::service::ServiceError::from)?;
     tracing::info!("store service stopped");

@@ -142,8 +142,12 @@ pub async fn serve(
     let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "watch cache following the remote store");
     let cache = Arc::new(LocalWatchCache::new(store, config.cache));
-    let router = tonic::transport::Server::builder().add_service(WatchCacheGrpc::server(cache));
-    keelson_rpc::serve(listener, router, shutdown).await?;
+    // Open watches end as soon as shutdown starts; the gateway resumes them
+    // on another replica.
+    let (trigger, draining) = keelson_rpc::draining();
+    let grpc = WatchCacheGrpc::new(cache).with_draining(draining);
+    let router = tonic::transport::Server::builder().add_service(grpc.into_server());
+    keelson_rpc::serve_with_drain(listener, router, shutdown, trigger).await?;
     tracing::info!("watch service stopped");
     Ok(())
 }

@@ -43,12 +43,24 @@ fn status(e: ApiError) -> Status {
 #[derive(Clone)]
 pub struct WatchCacheGrpc {
     api: Arc<dyn WatchCacheApi>,
+    draining: crate::Draining,
 }
 
 impl WatchCacheGrpc {
     /// Wrap a local watch cache.
     pub fn new(api: Arc<dyn WatchCacheApi>) -> Self {
-        WatchCacheGrpc { api }
+        WatchCacheGrpc {
+            api,
+            draining: crate::Draining::never(),
+        }
+    }
+
+    /// End open watches when `draining` fires (see
+    /// [`serve_with_drain`](crate::serve_with_drain)); their clients resume
+    /// on another replica.
+    pub fn with_draining(mut self, draining: crate::Draining) -> Self {
+        self.draining = draining;
+        self
     }
 
     /// The tonic service, with Keelson's message size limits.
@@ -117,7 +129,7 @@ impl WatchCache for WatchCacheGrpc {
     ) -> Result<Response<Self::WatchStream>, Status> {
         let req = watch_request_from_pb(SERVICE, req.into_inner()).map_err(status)?;
         let events = self.api.watch(req).await.map_err(status)?;
-        Ok(Response::new(events_to_pb(events)))
+        Ok(Response::new(self.draining.guard(events_to_pb(events))))
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
