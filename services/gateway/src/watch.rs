@@ -12,13 +12,11 @@
 //! transitions become ADDED / DELETED.
 
 use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
-use std::sync::Arc;
-
 use bytes::{Bytes, BytesMut};
-use std::pin::Pin;
-
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt};
 use http::Response;
@@ -31,10 +29,11 @@ use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
 
+use keelson_selectors::{FieldSelector, LabelSelector};
+
 use crate::http_util::{Body, Query};
 use crate::request_info::ResourceRequest;
 use crate::Backends;
-use keelson_selectors::{FieldSelector, LabelSelector};
 
 /// Events already waiting are sent together in frames up to this size.
 const BATCH_BYTES: usize = 16 * 1024;
@@ -261,9 +260,11 @@ impl Feed {
         req: CacheWatchRequest,
         events: CacheEventStream,
     ) -> Feed {
+        // Resumable once the last revision sent is known: from the start
+        // for `After`, after the first event for `Now`, after the initial
+        // events' end for the initial-state starts.
         let (last_rv, resumable) = match req.start {
             WatchStart::After(r) => (r, true),
-            WatchStart::Now => (0, true),
             _ => (0, false),
         };
         Feed {
@@ -355,6 +356,9 @@ impl Feed {
             }
             Some(Err(e)) => Step::End(Some(line("ERROR", &e.to_status_json()))),
             Some(Ok(ev)) => {
+                if self.req.start == WatchStart::Now {
+                    self.resumable = true;
+                }
                 let out = match ev.event_type {
                     // The cache's line, shared with every other watcher.
                     CacheEventType::Added | CacheEventType::Modified | CacheEventType::Deleted => {
