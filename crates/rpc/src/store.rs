@@ -267,6 +267,16 @@ impl RemoteStore {
         }
     }
 
+    /// The store's current and compacted revisions (one call).
+    async fn revisions(&self) -> ApiResult<pb::CurrentRevisionResponse> {
+        Ok(self
+            .client()
+            .current_revision(pb::CurrentRevisionRequest {})
+            .await
+            .map_err(err)?
+            .into_inner())
+    }
+
     fn client(&self) -> StoreClient<Channel> {
         self.client.clone()
     }
@@ -350,23 +360,11 @@ impl StoreApi for RemoteStore {
     }
 
     async fn current_revision(&self) -> ApiResult<u64> {
-        let resp = self
-            .client()
-            .current_revision(pb::CurrentRevisionRequest {})
-            .await
-            .map_err(err)?
-            .into_inner();
-        Ok(resp.revision)
+        Ok(self.revisions().await?.revision)
     }
 
     async fn compacted_revision(&self) -> ApiResult<u64> {
-        let resp = self
-            .client()
-            .current_revision(pb::CurrentRevisionRequest {})
-            .await
-            .map_err(err)?
-            .into_inner();
-        Ok(resp.compacted_revision)
+        Ok(self.revisions().await?.compacted_revision)
     }
 
     /// Errors before the stream starts (e.g. `410`) are returned here; a

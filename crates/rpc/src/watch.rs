@@ -94,11 +94,25 @@ pub(crate) fn from_pb_stream(
     service: &'static str,
     stream: Streaming<pb::WatchEvent>,
 ) -> ChangeStream {
+    decode_stream(service, stream, event_from_pb)
+}
+
+/// A received message stream decoded item by item; a decoding failure or a
+/// broken stream ([`stream_error`]) is the last item.
+pub(crate) fn decode_stream<M, T>(
+    service: &'static str,
+    stream: Streaming<M>,
+    decode: fn(&str, M) -> Result<T, ApiError>,
+) -> BoxStream<'static, Result<T, ApiError>>
+where
+    M: Send + 'static,
+    T: Send + 'static,
+{
     futures::stream::unfold(Some(stream), move |state| async move {
         let mut stream = state?;
         match stream.message().await {
-            Ok(Some(ev)) => match event_from_pb(service, ev) {
-                Ok(ev) => Some((Ok(ev), Some(stream))),
+            Ok(Some(m)) => match decode(service, m) {
+                Ok(v) => Some((Ok(v), Some(stream))),
                 Err(e) => Some((Err(e), None)),
             },
             Ok(None) => None,

@@ -94,18 +94,7 @@ fn events_to_pb(events: CacheEventStream) -> BoxStream<'static, Result<pb::Watch
 /// last item (`503` when the connection broke). Dropping it cancels the
 /// call.
 fn events_from_pb(service: &'static str, stream: Streaming<pb::WatchEvent>) -> CacheEventStream {
-    futures::stream::unfold(Some(stream), move |state| async move {
-        let mut stream = state?;
-        match stream.message().await {
-            Ok(Some(ev)) => match event_from_pb(service, ev) {
-                Ok(ev) => Some((Ok(ev), Some(stream))),
-                Err(e) => Some((Err(e), None)),
-            },
-            Ok(None) => None,
-            Err(s) => Some((Err(stream_error(service, &s)), None)),
-        }
-    })
-    .boxed()
+    crate::watch::decode_stream(service, stream, event_from_pb)
 }
 
 #[tonic::async_trait]
