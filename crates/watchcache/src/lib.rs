@@ -14,6 +14,8 @@
 //!   items. Exact revisions inside the history are rebuilt from it; older
 //!   ones, and consistent reads the cache cannot catch up with in 3 s, are
 //!   read from the store.
+//! - The history is bounded by a count and a byte size of object JSON
+//!   per resource ([`WatchCacheConfig`]).
 //! - Watches replay the history after their revision, then follow a
 //!   bounded broadcast channel; a watcher that overflows it is closed.
 //!   A revision older than the history is served from the store's stream.
@@ -43,6 +45,9 @@ pub struct WatchCacheConfig {
     /// Changes kept per resource for watches that resume from an older
     /// revision and for exact-revision lists (continue tokens).
     pub history: usize,
+    /// ... and at most this many bytes of object JSON; the oldest changes
+    /// go first when either bound is reached.
+    pub history_bytes: usize,
     /// How far (in events) a watcher may fall behind the newest change
     /// before it is closed.
     pub watcher_buffer: usize,
@@ -52,6 +57,7 @@ impl Default for WatchCacheConfig {
     fn default() -> Self {
         WatchCacheConfig {
             history: 10_000,
+            history_bytes: 64 * 1024 * 1024,
             watcher_buffer: 1_024,
         }
     }
@@ -87,6 +93,7 @@ impl LocalWatchCache {
             store,
             limits: Limits {
                 history: config.history,
+                history_bytes: config.history_bytes,
                 watcher_buffer: config.watcher_buffer,
             },
             resources: Mutex::new(HashMap::new()),

@@ -52,6 +52,8 @@ pub(crate) struct State {
     pub objects: BTreeMap<Box<str>, Arc<CachedObject>>,
     /// Changes in `(oldest, revision]`, oldest first.
     pub history: VecDeque<Arc<Change>>,
+    /// The JSON size of the objects the history's changes carry.
+    pub history_bytes: usize,
     /// The history covers every change after this revision.
     pub oldest: u64,
     /// Live changes; replaced (closing every watcher) when the cache
@@ -63,6 +65,7 @@ pub(crate) struct State {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub history: usize,
+    pub history_bytes: usize,
     pub watcher_buffer: usize,
 }
 
@@ -94,6 +97,7 @@ impl ResourceCache {
                 revision,
                 objects,
                 history: VecDeque::new(),
+                history_bytes: 0,
                 oldest: revision,
                 live,
             }),
@@ -158,6 +162,7 @@ impl ResourceCache {
                     let mut st = self.lock();
                     st.objects = objects;
                     st.history.clear();
+                    st.history_bytes = 0;
                     st.oldest = revision;
                     st.revision = revision;
                     st.live = broadcast::channel(self.limits.watcher_buffer.max(1)).0;
@@ -206,10 +211,15 @@ impl ResourceCache {
             object,
             prev,
         });
+        st.history_bytes += change.object.json_len();
         st.history.push_back(change.clone());
-        while st.history.len() > self.limits.history {
+        // Bounded by count and by size (large objects), keeping the newest.
+        while st.history.len() > self.limits.history
+            || (st.history_bytes > self.limits.history_bytes && st.history.len() > 1)
+        {
             if let Some(old) = st.history.pop_front() {
                 st.oldest = old.revision;
+                st.history_bytes -= old.object.json_len();
             }
         }
         st.revision = ev.revision;

@@ -421,3 +421,45 @@ async fn a_watcher_that_falls_behind_is_closed_and_others_are_not() {
         "a prefix, nothing skipped"
     );
 }
+
+#[tokio::test]
+async fn the_history_is_bounded_by_bytes_too() {
+    let f = fixture(WatchCacheConfig {
+        history_bytes: 64 * 1024,
+        ..WatchCacheConfig::default()
+    })
+    .await;
+    names(&f.cache, list_req(ListRevision::Any)).await;
+    let big = "x".repeat(16 * 1024);
+    let mut made = Vec::new();
+    for i in 0..20 {
+        let o = f
+            .store
+            .create(
+                &key("a", &format!("big{i}")),
+                json!({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": format!("big{i}")}, "data": {"k": big}}),
+                CreateOptions::default(),
+            )
+            .await
+            .unwrap();
+        made.push(rv(&o));
+    }
+    let last = *made.last().unwrap();
+    names(&f.cache, list_req(ListRevision::NotOlderThan(last))).await;
+    let stats = f.cache.stats();
+    assert!(
+        stats.history < 20 && stats.history >= 3,
+        "about 64 KiB of 16 KiB objects kept: {stats:?}"
+    );
+    // A watch from before the kept history still sees everything, from the
+    // store.
+    let mut w = f
+        .cache
+        .watch(watch_req(WatchStart::After(made[0])))
+        .await
+        .unwrap();
+    for r in &made[1..] {
+        assert_eq!(next(&mut w).await.revision, *r);
+    }
+}

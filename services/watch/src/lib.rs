@@ -10,11 +10,13 @@
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7004` |
 //! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
 //! | `--history N` | `KEELSON_HISTORY` | `history` | `10000` |
+//! | `--history-bytes N` | `KEELSON_HISTORY_BYTES` | `history-bytes` | `67108864` (64 MiB) |
 //! | `--watcher-buffer N` | `KEELSON_WATCHER_BUFFER` | `watcher-buffer` | `1024` |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! `history` is how many changes per resource the cache keeps for watches
-//! that resume from an older revision and for paged lists; `watcher-buffer`
+//! that resume from an older revision and for paged lists, `history-bytes`
+//! how much object JSON those changes may hold; `watcher-buffer`
 //! how many events a watcher may fall behind before it is closed. The
 //! optional `--config` file is TOML whose keys are the flag names.
 //! Precedence: defaults < config file < environment < flags. The store is
@@ -81,6 +83,9 @@ pub struct Cli {
     /// Changes kept per resource [default: 10000]
     #[arg(long, env = "KEELSON_HISTORY", value_name = "N")]
     pub history: Option<usize>,
+    /// Bytes of object JSON kept in each resource's history [default: 64 MiB]
+    #[arg(long, env = "KEELSON_HISTORY_BYTES", value_name = "N")]
+    pub history_bytes: Option<usize>,
     /// Events a watcher may fall behind before it is closed [default: 1024]
     #[arg(long, env = "KEELSON_WATCHER_BUFFER", value_name = "N")]
     pub watcher_buffer: Option<usize>,
@@ -96,6 +101,7 @@ struct FileConfig {
     listen: Option<String>,
     store_endpoint: Option<String>,
     history: Option<usize>,
+    history_bytes: Option<usize>,
     watcher_buffer: Option<usize>,
 }
 
@@ -116,6 +122,9 @@ impl Cli {
         }
         if let Some(n) = self.history.or(file.history) {
             config.cache.history = n;
+        }
+        if let Some(n) = self.history_bytes.or(file.history_bytes) {
+            config.cache.history_bytes = n;
         }
         if let Some(n) = self.watcher_buffer.or(file.watcher_buffer) {
             config.cache.watcher_buffer = n;
@@ -176,14 +185,21 @@ mod tests {
         let path = dir.path().join("watch.toml");
         std::fs::write(
             &path,
-            "listen = \"0.0.0.0:7004\"\nstore-endpoint = \"http://store:7001\"\nhistory = 50\nwatcher-buffer = 7\n",
+            "listen = \"0.0.0.0:7004\"\nstore-endpoint = \"http://store:7001\"\nhistory = 50\nhistory-bytes = 1000\nwatcher-buffer = 7\n",
         )
         .unwrap();
         let p = path.to_str().unwrap();
         let cfg = parse(&["--config", p]).unwrap();
         assert_eq!(cfg.listen.to_string(), "0.0.0.0:7004");
         assert_eq!(cfg.store_endpoint, "http://store:7001");
-        assert_eq!((cfg.cache.history, cfg.cache.watcher_buffer), (50, 7));
+        assert_eq!(
+            (
+                cfg.cache.history,
+                cfg.cache.history_bytes,
+                cfg.cache.watcher_buffer
+            ),
+            (50, 1000, 7)
+        );
         let cfg = parse(&[
             "--config",
             p,
