@@ -17,7 +17,7 @@ pub use admission::{
 pub use merge::{MergeApi, PatchRequest, PatchType};
 pub use store::{
     ChangeEvent, ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, EventType, ListResult,
-    StoreApi, UpdateOptions,
+    ListStream, StoreApi, UpdateOptions,
 };
 pub use watch::{
     watch_event_type, watch_line, CacheEvent, CacheEventStream, CacheEventType, CacheList,

@@ -85,6 +85,14 @@ pub struct ListResult {
     pub resource_version: u64,
 }
 
+/// A list read one item at a time: the snapshot revision up front, then the
+/// items (in key order) decoded as the stream is read, so a large list is
+/// never held decoded all at once.
+pub struct ListStream {
+    pub resource_version: u64,
+    pub items: futures::stream::BoxStream<'static, ApiResult<Value>>,
+}
+
 /// Revisioned object storage. Every successful write returns the stored
 /// object with `metadata.resourceVersion` set to the write's revision.
 #[async_trait]
@@ -110,6 +118,20 @@ pub trait StoreApi: Send + Sync + 'static {
 
     /// List the current objects of a resource, in one namespace or all.
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult>;
+
+    /// [`list`](Self::list) as a [`ListStream`].
+    async fn list_stream(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+    ) -> ApiResult<ListStream> {
+        use futures::StreamExt as _;
+        let list = self.list(gr, namespace).await?;
+        Ok(ListStream {
+            resource_version: list.resource_version,
+            items: futures::stream::iter(list.items.into_iter().map(Ok)).boxed(),
+        })
+    }
 
     /// List a resource as it was at an exact retained revision. A compacted
     /// revision fails with `410 Expired`; one newer than the store's current

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
+use futures::stream::{BoxStream, StreamExt};
 use keelson_api::{
-    ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
+    ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, ListResult, ListStream, StoreApi,
+    UpdateOptions,
 };
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
 use serde_json::Value;
@@ -68,32 +70,49 @@ impl StoreGrpc {
     }
 }
 
-/// Split a list into chunks of about [`LIST_CHUNK_BYTES`]; always at least
-/// one chunk so the revision arrives for an empty list.
-fn list_chunks(list: ListResult) -> Vec<Result<pb::ListChunk, Status>> {
-    let rv = list.resource_version;
-    let mut chunks = Vec::new();
-    let mut items = Vec::new();
-    let mut size = 0;
-    for item in &list.items {
-        let b = to_json_bytes(item);
-        if size + b.len() > LIST_CHUNK_BYTES && !items.is_empty() {
-            chunks.push(Ok(pb::ListChunk {
-                items: std::mem::take(&mut items),
-                resource_version: rv,
-            }));
-            size = 0;
-        }
-        size += b.len();
-        items.push(b);
-    }
-    if !items.is_empty() || chunks.is_empty() {
-        chunks.push(Ok(pb::ListChunk {
-            items,
-            resource_version: rv,
-        }));
-    }
-    chunks
+/// A list as chunks of about [`LIST_CHUNK_BYTES`], encoded as the stream
+/// is read; always at least one chunk so the revision arrives for an empty
+/// list. An item that fails to decode ends the stream with its status.
+fn list_chunks(
+    rv: u64,
+    items: BoxStream<'static, ApiResult<Value>>,
+) -> BoxStream<'static, Result<pb::ListChunk, Status>> {
+    futures::stream::unfold(
+        (items, false, false),
+        move |(mut items, done, sent)| async move {
+            if done {
+                return None;
+            }
+            let mut chunk = Vec::new();
+            let mut size = 0;
+            loop {
+                match items.next().await {
+                    Some(Ok(v)) => {
+                        let b = to_json_bytes(&v);
+                        size += b.len();
+                        chunk.push(b);
+                        if size >= LIST_CHUNK_BYTES {
+                            let c = pb::ListChunk {
+                                items: chunk,
+                                resource_version: rv,
+                            };
+                            return Some((Ok(c), (items, false, true)));
+                        }
+                    }
+                    Some(Err(e)) => return Some((Err(status(e)), (items, true, true))),
+                    None if chunk.is_empty() && sent => return None,
+                    None => {
+                        let c = pb::ListChunk {
+                            items: chunk,
+                            resource_version: rv,
+                        };
+                        return Some((Ok(c), (items, true, true)));
+                    }
+                }
+            }
+        },
+    )
+    .boxed()
 }
 
 #[tonic::async_trait]
@@ -166,7 +185,7 @@ impl Store for StoreGrpc {
         }))
     }
 
-    type ListStream = tokio_stream::Iter<std::vec::IntoIter<Result<pb::ListChunk, Status>>>;
+    type ListStream = BoxStream<'static, Result<pb::ListChunk, Status>>;
 
     async fn list(
         &self,
@@ -176,11 +195,17 @@ impl Store for StoreGrpc {
         let gr = gr_from_pb(r.gr.ok_or_else(|| status(missing(SERVICE, "gr")))?);
         let ns = r.namespace.as_deref();
         let list = match r.revision {
-            Some(rev) => self.api.list_at(&gr, ns, rev).await,
-            None => self.api.list(&gr, ns).await,
+            Some(rev) => self.api.list_at(&gr, ns, rev).await.map(|l| ListStream {
+                resource_version: l.resource_version,
+                items: futures::stream::iter(l.items.into_iter().map(Ok)).boxed(),
+            }),
+            None => self.api.list_stream(&gr, ns).await,
         }
         .map_err(status)?;
-        Ok(Response::new(tokio_stream::iter(list_chunks(list))))
+        Ok(Response::new(list_chunks(
+            list.resource_version,
+            list.items,
+        )))
     }
 
     async fn current_revision(
@@ -359,6 +384,52 @@ impl StoreApi for RemoteStore {
         self.list_request(gr, namespace, Some(revision)).await
     }
 
+    /// Items are decoded as they are read, chunk by chunk.
+    async fn list_stream(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+    ) -> ApiResult<ListStream> {
+        let req = pb::ListRequest {
+            gr: Some(gr_to_pb(gr)),
+            namespace: namespace.map(str::to_string),
+            revision: None,
+        };
+        let mut stream = self.client().list(req).await.map_err(err)?.into_inner();
+        let first = stream
+            .message()
+            .await
+            .map_err(err)?
+            .ok_or_else(|| missing(SERVICE, "list chunk"))?;
+        let resource_version = first.resource_version;
+        let pending: std::collections::VecDeque<Vec<u8>> = first.items.into();
+        let items = futures::stream::unfold(
+            (pending, Some(stream)),
+            |(mut pending, mut stream)| async move {
+                loop {
+                    if let Some(b) = pending.pop_front() {
+                        let item = from_json_bytes(SERVICE, "list item", &b);
+                        return Some((item, (pending, stream)));
+                    }
+                    let s = stream.as_mut()?;
+                    match s.message().await {
+                        Ok(Some(c)) => pending.extend(c.items),
+                        Ok(None) => return None,
+                        Err(e) => {
+                            let e = crate::watch::stream_error(SERVICE, &e);
+                            return Some((Err(e), (pending, None)));
+                        }
+                    }
+                }
+            },
+        )
+        .boxed();
+        Ok(ListStream {
+            resource_version,
+            items,
+        })
+    }
+
     async fn current_revision(&self) -> ApiResult<u64> {
         Ok(self.revisions().await?.revision)
     }
@@ -403,30 +474,43 @@ mod tests {
 
     #[test]
     fn empty_list_is_one_chunk_with_the_revision() {
-        let chunks = list_chunks(ListResult {
-            items: vec![],
-            resource_version: 7,
-        });
+        let chunks = chunks_of(7, vec![]);
         assert_eq!(chunks.len(), 1);
         let c = chunks[0].as_ref().unwrap();
         assert!(c.items.is_empty());
         assert_eq!(c.resource_version, 7);
     }
 
+    fn chunks_of(rv: u64, items: Vec<ApiResult<Value>>) -> Vec<Result<pb::ListChunk, Status>> {
+        futures::executor::block_on(
+            list_chunks(rv, futures::stream::iter(items).boxed()).collect::<Vec<_>>(),
+        )
+    }
+
     #[test]
     fn big_lists_split_in_order() {
         let blob = "x".repeat(1024 * 1024);
         let items: Vec<Value> = (0..10).map(|i| json!({"i": i, "b": blob})).collect();
-        let chunks = list_chunks(ListResult {
-            items: items.clone(),
-            resource_version: 3,
-        });
+        let chunks = chunks_of(3, items.iter().cloned().map(Ok).collect());
         assert!(chunks.len() >= 3, "{} chunks", chunks.len());
+        assert!(chunks
+            .iter()
+            .all(|c| c.as_ref().unwrap().resource_version == 3));
         let back: Vec<Value> = chunks
             .iter()
             .flat_map(|c| c.as_ref().unwrap().items.clone())
             .map(|b| serde_json::from_slice(&b).unwrap())
             .collect();
         assert_eq!(back, items);
+    }
+
+    #[test]
+    fn a_failing_item_ends_the_chunks_with_its_status() {
+        let chunks = chunks_of(
+            3,
+            vec![Ok(json!({"a": 1})), Err(ApiError::internal("bad bytes"))],
+        );
+        assert_eq!(chunks.len(), 1);
+        assert!(chunks[0].is_err());
     }
 }

@@ -307,6 +307,14 @@ async fn list_in_one_namespace_all_namespaces_and_empty() {
         Some(Some(String::new()))
     );
 
+    let empty = store
+        .list_stream(&GroupResource::new("apps", "deployments"), None)
+        .await
+        .unwrap();
+    assert_eq!(empty.resource_version, 3);
+    assert!(futures::StreamExt::next(&mut { empty.items })
+        .await
+        .is_none());
     let none = store
         .list(&GroupResource::new("apps", "deployments"), None)
         .await
@@ -353,6 +361,17 @@ async fn large_objects_and_lists_pass_the_default_4mib_limit() {
         .unwrap();
     assert_eq!(list.items.len(), 5);
     assert_eq!(list.resource_version, 5);
+    // The same list item by item, across several chunks.
+    let mut streamed = store
+        .list_stream(&GroupResource::new("", "configmaps"), None)
+        .await
+        .unwrap();
+    assert_eq!(streamed.resource_version, 5);
+    let mut items = Vec::new();
+    while let Some(item) = futures::StreamExt::next(&mut streamed.items).await {
+        items.push(item.unwrap());
+    }
+    assert_eq!(items, list.items);
     server.stop().await;
 }
 

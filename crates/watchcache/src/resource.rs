@@ -235,10 +235,11 @@ async fn initial_state(
     store: &Arc<dyn StoreApi>,
     gr: &GroupResource,
 ) -> ApiResult<(BTreeMap<Box<str>, Arc<CachedObject>>, u64)> {
-    let list = store.list(gr, None).await?;
+    // Item by item: only one decoded object exists at a time.
+    let mut list = store.list_stream(gr, None).await?;
     let mut objects = BTreeMap::new();
-    for item in list.items {
-        let o = CachedObject::new(gr, item, CacheEventType::Added)?;
+    while let Some(item) = list.items.next().await {
+        let o = CachedObject::new(gr, item?, CacheEventType::Added)?;
         objects.insert(o.key.clone(), Arc::new(o));
     }
     Ok((objects, list.resource_version))

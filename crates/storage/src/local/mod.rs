@@ -379,6 +379,22 @@ impl StoreApi for LocalStore {
         })
     }
 
+    async fn list_stream(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+    ) -> ApiResult<keelson_api::ListStream> {
+        use futures::StreamExt as _;
+        let prefix = keys::prefix(gr, namespace)?;
+        // The snapshot's stored bytes are read at once; each object is
+        // decoded only when the reader gets to it.
+        let (versions, rev) = self.inner.mvcc.list(&prefix)?;
+        Ok(keelson_api::ListStream {
+            resource_version: rev,
+            items: futures::stream::iter(versions.into_iter().map(|v| object::decode(&v))).boxed(),
+        })
+    }
+
     async fn list_at(
         &self,
         gr: &GroupResource,
