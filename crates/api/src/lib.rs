@@ -20,8 +20,8 @@ pub use store::{
     ListStream, StoreApi, UpdateOptions,
 };
 pub use watch::{
-    watch_event_type, watch_line, CacheEvent, CacheEventStream, CacheEventType, CacheList,
-    CacheListRequest, CacheWatchRequest, ListRevision, WatchCacheApi, WatchStart,
+    object_of_line, watch_event_type, watch_line, CacheEvent, CacheEventStream, CacheEventType,
+    CacheList, CacheListRequest, CacheWatchRequest, ListRevision, WatchCacheApi, WatchStart,
 };
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};

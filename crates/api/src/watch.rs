@@ -152,6 +152,17 @@ pub fn watch_event_type(t: CacheEventType) -> Option<&'static str> {
     }
 }
 
+/// The object inside a line made by [`watch_line`] for `t` (a slice of it,
+/// not a copy); `None` when `line` is not such a line.
+pub fn object_of_line(t: CacheEventType, line: &Bytes) -> Option<Bytes> {
+    let name = watch_event_type(t)?;
+    let prefix_len = r#"{"type":"","object":"#.len() + name.len();
+    let ok = line.len() >= prefix_len + 2
+        && line.ends_with(b"}\n")
+        && line[..prefix_len] == watch_line(t, b"")[..prefix_len];
+    ok.then(|| line.slice(prefix_len..line.len() - 2))
+}
+
 /// `{"type":"ADDED","object":<object>}` and a newline: one event of a JSON
 /// watch stream as kube-apiserver writes it. Empty for the markers.
 pub fn watch_line(t: CacheEventType, object: &[u8]) -> Bytes {

@@ -1,7 +1,9 @@
 //! Watch-cache requests and events to and from their proto messages.
 
+use bytes::Bytes;
 use keelson_api::{
-    CacheEvent, CacheEventType, CacheListRequest, CacheWatchRequest, ListRevision, WatchStart,
+    object_of_line, CacheEvent, CacheEventType, CacheListRequest, CacheWatchRequest, ListRevision,
+    WatchStart,
 };
 use keelson_apimachinery::ApiError;
 
@@ -107,7 +109,7 @@ pub(crate) fn event_to_pb(e: &CacheEvent) -> pb::WatchEvent {
     pb::WatchEvent {
         event_type: event_type.into(),
         revision: e.revision,
-        object: e.object.clone(),
+        line: e.line.clone(),
     }
 }
 
@@ -120,7 +122,18 @@ pub(crate) fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<CacheEve
         Ok(pb::EventType::InitialEventsEnd) => CacheEventType::InitialEventsEnd,
         _ => return Err(bad_enum(service, "event type", e.event_type)),
     };
-    Ok(CacheEvent::new(event_type, e.revision, e.object))
+    if e.line.is_empty() {
+        return Ok(CacheEvent::new(event_type, e.revision, Bytes::new()));
+    }
+    let object = object_of_line(event_type, &e.line).ok_or_else(|| {
+        ApiError::internal(format!("{service} rpc: a watch event line is malformed"))
+    })?;
+    Ok(CacheEvent {
+        event_type,
+        revision: e.revision,
+        object,
+        line: e.line,
+    })
 }
 
 #[cfg(test)]
@@ -220,10 +233,31 @@ mod tests {
     }
 
     #[test]
-    fn events_share_the_object() {
+    fn events_share_the_line_and_the_object_is_a_slice_of_it() {
         let e = CacheEvent::new(CacheEventType::Added, 1, Bytes::from(vec![b'x'; 64]));
         let pb = event_to_pb(&e);
-        assert_eq!(pb.object.as_ptr(), e.object.as_ptr());
+        assert_eq!(pb.line.as_ptr(), e.line.as_ptr());
+        let back = event_from_pb("watch cache", pb).unwrap();
+        assert_eq!(back.object, e.object);
+        let inside = back.line.as_ptr() as usize..back.line.as_ptr() as usize + back.line.len();
+        assert!(inside.contains(&(back.object.as_ptr() as usize)));
+    }
+
+    #[test]
+    fn a_malformed_line_is_an_internal_error() {
+        for line in [
+            &b"{\"type\":\"MODIFIED\",\"object\":{}}\n"[..],
+            b"garbage",
+            b"{}",
+        ] {
+            let e = pb::WatchEvent {
+                event_type: pb::EventType::Added.into(),
+                revision: 1,
+                line: Bytes::copy_from_slice(line),
+            };
+            let err = event_from_pb("watch cache", e).unwrap_err();
+            assert_eq!(err.code, 500, "{line:?}");
+        }
     }
 
     #[test]
@@ -252,7 +286,7 @@ mod tests {
         let e = pb::WatchEvent {
             event_type: 0,
             revision: 1,
-            object: Bytes::new(),
+            line: Bytes::new(),
         };
         let err = event_from_pb("watch cache", e).unwrap_err();
         assert!(err.message.contains("invalid event type 0"), "{err}");
