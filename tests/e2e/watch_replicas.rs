@@ -230,3 +230,90 @@ fn killing_a_watch_replica_loses_and_repeats_nothing() {
         assert_eq!(replay, results[0]);
     });
 }
+
+/// Events of a watch until it ends or `within` passes.
+async fn events_for(mut r: reqwest::Response, within: Duration) -> Vec<Seen> {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut buf = Vec::new();
+    let mut seen = Vec::new();
+    while let Ok(Ok(Some(bytes))) = tokio::time::timeout_at(deadline, r.chunk()).await {
+        buf.extend_from_slice(&bytes);
+        while let Some(pos) = buf.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=pos).collect();
+            let ev: Value = serde_json::from_slice(&line).expect("event JSON");
+            let o = &ev["object"];
+            seen.push((
+                ev["type"].as_str().unwrap_or("").to_string(),
+                o["metadata"]["name"].as_str().unwrap_or("").to_string(),
+                rv_of(o),
+            ));
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_watch_from_now_never_replays_history_after_its_replica_dies() {
+    let mut c = Cluster::start(Mode::Distributed);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = c.client();
+    let base = c.url.clone();
+    let cms = format!("{base}/api/v1/namespaces/{NS}/configmaps");
+    let watches = rt.block_on(async {
+        write(
+            &client,
+            reqwest::Method::POST,
+            format!("{base}/api/v1/namespaces"),
+            json!({"metadata": {"name": NS}}),
+        )
+        .await;
+        for i in 0..5 {
+            let body = json!({"metadata": {"name": format!("old-{i}")}});
+            write(&client, reqwest::Method::POST, cms.clone(), body).await;
+        }
+        // Two watches "from now" (no initial events, no revision): the
+        // gateway puts one on each replica.
+        let url =
+            format!("{cms}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan");
+        let mut watches = Vec::new();
+        for _ in 0..2 {
+            let r = client.get(&url).send().await.expect("watch");
+            assert_eq!(r.status().as_u16(), 200);
+            watches.push(r);
+        }
+        watches
+    });
+    // One replica dies before either watch has seen an event.
+    c.kill("keelson-watch-0");
+    let seen: Vec<Vec<Seen>> = rt.block_on(async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        for n in ["new-1", "new-2"] {
+            let body = json!({"metadata": {"name": n}});
+            write(&client, reqwest::Method::POST, cms.clone(), body).await;
+        }
+        let mut out = Vec::new();
+        for r in watches {
+            out.push(events_for(r, Duration::from_secs(3)).await);
+        }
+        out
+    });
+    for s in &seen {
+        assert!(
+            s.iter()
+                .all(|(t, n, _)| t == "ADDED" && n.starts_with("new-")),
+            "a watch from now replayed older changes: {s:?}"
+        );
+    }
+    let names: Vec<Vec<&str>> = seen
+        .iter()
+        .map(|s| s.iter().map(|e| e.1.as_str()).collect())
+        .collect();
+    assert!(
+        names.iter().any(|n| n == &["new-1", "new-2"]),
+        "the watch on the surviving replica saw both writes: {names:?}"
+    );
+}

@@ -341,7 +341,14 @@ impl Feed {
             // The cache closed this watcher (it fell behind): the client
             // re-watches from its last revision.
             None => Step::End(None),
-            Some(Err(e)) if e.code == 503 && self.resumable => {
+            // The replica went away. Ended without an ERROR event (as a
+            // server going down ends its watches) when there is no revision
+            // to resume from.
+            Some(Err(e)) if e.code == 503 && !self.resumable => {
+                tracing::info!(error = %e.message, "watch replica gone before the watch had a revision; ending it");
+                Step::End(None)
+            }
+            Some(Err(e)) if e.code == 503 => {
                 self.req.start = WatchStart::After(self.last_rv);
                 match self.cache.watch(self.req.clone()).await {
                     Ok(s) => {
