@@ -249,31 +249,70 @@ pub struct RemoteStore {
 }
 
 impl RemoteStore {
-    /// One streamed `List` call, current (`revision: None`) or at a revision.
+    /// One streamed `List` call, current (`revision: None`) or at a
+    /// revision; items are decoded as they are read, chunk by chunk, and a
+    /// broken stream is its last item.
     async fn list_request(
         &self,
         gr: &GroupResource,
         namespace: Option<&str>,
         revision: Option<u64>,
-    ) -> ApiResult<ListResult> {
+    ) -> ApiResult<ListStream> {
         let req = pb::ListRequest {
             gr: Some(gr_to_pb(gr)),
             namespace: namespace.map(str::to_string),
             revision,
         };
         let mut stream = self.client().list(req).await.map_err(err)?.into_inner();
+        let first = stream
+            .message()
+            .await
+            .map_err(err)?
+            .ok_or_else(|| missing(SERVICE, "list chunk"))?;
+        let resource_version = first.resource_version;
+        let pending: std::collections::VecDeque<Vec<u8>> = first.items.into();
+        let items = futures::stream::unfold(
+            (pending, Some(stream)),
+            |(mut pending, mut stream)| async move {
+                loop {
+                    if let Some(b) = pending.pop_front() {
+                        let item = from_json_bytes(SERVICE, "list item", &b);
+                        return Some((item, (pending, stream)));
+                    }
+                    let s = stream.as_mut()?;
+                    match s.message().await {
+                        Ok(Some(c)) => pending.extend(c.items),
+                        Ok(None) => return None,
+                        Err(e) => {
+                            let e = crate::watch::stream_error(SERVICE, &e);
+                            return Some((Err(e), (pending, None)));
+                        }
+                    }
+                }
+            },
+        )
+        .boxed();
+        Ok(ListStream {
+            resource_version,
+            items,
+        })
+    }
+
+    /// A whole list, collected.
+    async fn collect_list(
+        &self,
+        gr: &GroupResource,
+        namespace: Option<&str>,
+        revision: Option<u64>,
+    ) -> ApiResult<ListResult> {
+        let mut list = self.list_request(gr, namespace, revision).await?;
         let mut items = Vec::new();
-        let mut resource_version = None;
-        while let Some(chunk) = stream.message().await.map_err(err)? {
-            resource_version.get_or_insert(chunk.resource_version);
-            for b in &chunk.items {
-                items.push(from_json_bytes(SERVICE, "list item", b)?);
-            }
+        while let Some(item) = list.items.next().await {
+            items.push(item?);
         }
-        let resource_version = resource_version.ok_or_else(|| missing(SERVICE, "list chunk"))?;
         Ok(ListResult {
             items,
-            resource_version,
+            resource_version: list.resource_version,
         })
     }
 
@@ -372,7 +411,7 @@ impl StoreApi for RemoteStore {
     }
 
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult> {
-        self.list_request(gr, namespace, None).await
+        self.collect_list(gr, namespace, None).await
     }
 
     async fn list_at(
@@ -381,7 +420,7 @@ impl StoreApi for RemoteStore {
         namespace: Option<&str>,
         revision: u64,
     ) -> ApiResult<ListResult> {
-        self.list_request(gr, namespace, Some(revision)).await
+        self.collect_list(gr, namespace, Some(revision)).await
     }
 
     /// Items are decoded as they are read, chunk by chunk.
@@ -390,44 +429,7 @@ impl StoreApi for RemoteStore {
         gr: &GroupResource,
         namespace: Option<&str>,
     ) -> ApiResult<ListStream> {
-        let req = pb::ListRequest {
-            gr: Some(gr_to_pb(gr)),
-            namespace: namespace.map(str::to_string),
-            revision: None,
-        };
-        let mut stream = self.client().list(req).await.map_err(err)?.into_inner();
-        let first = stream
-            .message()
-            .await
-            .map_err(err)?
-            .ok_or_else(|| missing(SERVICE, "list chunk"))?;
-        let resource_version = first.resource_version;
-        let pending: std::collections::VecDeque<Vec<u8>> = first.items.into();
-        let items = futures::stream::unfold(
-            (pending, Some(stream)),
-            |(mut pending, mut stream)| async move {
-                loop {
-                    if let Some(b) = pending.pop_front() {
-                        let item = from_json_bytes(SERVICE, "list item", &b);
-                        return Some((item, (pending, stream)));
-                    }
-                    let s = stream.as_mut()?;
-                    match s.message().await {
-                        Ok(Some(c)) => pending.extend(c.items),
-                        Ok(None) => return None,
-                        Err(e) => {
-                            let e = crate::watch::stream_error(SERVICE, &e);
-                            return Some((Err(e), (pending, None)));
-                        }
-                    }
-                }
-            },
-        )
-        .boxed();
-        Ok(ListStream {
-            resource_version,
-            items,
-        })
+        self.list_request(gr, namespace, None).await
     }
 
     async fn current_revision(&self) -> ApiResult<u64> {

@@ -27,34 +27,11 @@ const FRAME_BYTES: usize = 64 * 1024;
 /// (kube-apiserver's watch cache waits 3 s) before `504`.
 const FRESHNESS_WAIT: Duration = Duration::from_secs(3);
 
-/// Which snapshot a list reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Snapshot {
-    /// The most recent state (a consistent read).
-    Current,
-    /// Any state (`resourceVersion=0`).
-    Any,
-    /// At least this revision: wait up to 3 s for it, then the current state.
-    NotOlderThan(u64),
-    /// Exactly this revision.
-    Exact(u64),
-}
-
-impl Snapshot {
-    fn revision(self) -> ListRevision {
-        match self {
-            Snapshot::Current => ListRevision::Consistent,
-            Snapshot::Any => ListRevision::Any,
-            Snapshot::NotOlderThan(r) => ListRevision::NotOlderThan(r),
-            Snapshot::Exact(r) => ListRevision::Exact(r),
-        }
-    }
-}
-
 /// Parsed list options.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListOptions {
-    pub snapshot: Snapshot,
+    /// Which state the list reads.
+    pub snapshot: ListRevision,
     /// 0 = everything.
     pub limit: usize,
     /// Continue after this key (`namespace/name`).
@@ -165,19 +142,19 @@ pub fn parse(q: &Query) -> ApiResult<ListOptions> {
         let t = decode_token(cont)?;
         return Ok(ListOptions {
             snapshot: if t.rv == 0 {
-                Snapshot::Current
+                ListRevision::Consistent
             } else {
-                Snapshot::Exact(t.rv)
+                ListRevision::Exact(t.rv)
             },
             limit,
             start_after: Some(t.start),
         });
     }
     let snapshot = match (parsed_rv, rv_match) {
-        (None, _) if rv == "0" => Snapshot::Any,
-        (None, _) => Snapshot::Current,
-        (Some(r), "Exact") => Snapshot::Exact(r),
-        (Some(r), _) => Snapshot::NotOlderThan(r),
+        (None, _) if rv == "0" => ListRevision::Any,
+        (None, _) => ListRevision::Consistent,
+        (Some(r), "Exact") => ListRevision::Exact(r),
+        (Some(r), _) => ListRevision::NotOlderThan(r),
     };
     Ok(ListOptions {
         snapshot,
@@ -204,7 +181,7 @@ pub async fn serve(
         namespace: (!ri.namespace.is_empty()).then(|| ri.namespace.clone()),
         label_selector,
         field_selector,
-        revision: opts.snapshot.revision(),
+        revision: opts.snapshot,
         start_after: opts.start_after.clone(),
         limit: opts.limit,
     };
@@ -352,23 +329,26 @@ mod tests {
 
     #[test]
     fn the_resource_version_table() {
-        assert_eq!(opts("").unwrap().snapshot, Snapshot::Current);
-        assert_eq!(opts("resourceVersion=0").unwrap().snapshot, Snapshot::Any);
+        assert_eq!(opts("").unwrap().snapshot, ListRevision::Consistent);
+        assert_eq!(
+            opts("resourceVersion=0").unwrap().snapshot,
+            ListRevision::Any
+        );
         assert_eq!(
             opts("resourceVersion=5").unwrap().snapshot,
-            Snapshot::NotOlderThan(5)
+            ListRevision::NotOlderThan(5)
         );
         assert_eq!(
             opts("resourceVersion=5&resourceVersionMatch=NotOlderThan")
                 .unwrap()
                 .snapshot,
-            Snapshot::NotOlderThan(5)
+            ListRevision::NotOlderThan(5)
         );
         assert_eq!(
             opts("resourceVersion=5&resourceVersionMatch=Exact")
                 .unwrap()
                 .snapshot,
-            Snapshot::Exact(5)
+            ListRevision::Exact(5)
         );
         let msg = |q: &str| opts(q).unwrap_err().message;
         assert_eq!(msg("resourceVersionMatch=Exact"), "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided");
@@ -391,7 +371,7 @@ mod tests {
         let o = opts(&format!("continue={tok}&limit=2")).unwrap();
         assert_eq!(
             (o.snapshot, o.limit, o.start_after.as_deref()),
-            (Snapshot::Exact(9), 2, Some("ns/a"))
+            (ListRevision::Exact(9), 2, Some("ns/a"))
         );
         assert_eq!(opts("continue=%%%").unwrap_err().code, 400);
     }
