@@ -91,7 +91,7 @@ pub async fn serve_until_shutdown(
     );
     println!("serving on https://{}", gw.addr);
     println!("kubeconfig: {}", gw.kubeconfig.display());
-    shutdown_signal().await;
+    keelson_runtime::shutdown_signal().await;
     tracing::info!("shutting down");
     gw.task.abort();
     Ok(())
@@ -143,27 +143,4 @@ pub async fn start(
     backends: Backends,
 ) -> Result<RunningGateway, GatewayError> {
     server::start(config, backends).await
-}
-
-/// Resolves on SIGTERM or ctrl-c.
-pub async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

@@ -796,9 +796,6 @@ async fn delete_one(
     } else {
         None
     };
-    if gr == GroupResource::new("", "namespaces") && !dry {
-        purge_namespace(cx, name).await?;
-    }
     let precondition = |k: &str| {
         opts.pointer(&format!("/preconditions/{}", k))
             .and_then(|v| v.as_str())
@@ -832,27 +829,6 @@ async fn delete_one(
             }
         })),
     })
-}
-
-/// Stand-in for the namespace controller: deleting a namespace removes
-/// everything in it.
-async fn purge_namespace(cx: &Ctx<'_>, ns: &str) -> ApiResult<()> {
-    let mut seen = std::collections::HashSet::new();
-    for info in keelson_registry::catalog().resources() {
-        if !info.namespaced || !seen.insert(info.gr()) {
-            continue;
-        }
-        let res = cx.b.store.list(&info.gr(), Some(ns)).await?;
-        for item in res.items {
-            let key = ObjectKey::new(info.gr(), ns, meta_str(&item, "name"));
-            match cx.b.store.delete(&key, DeleteOptions::default()).await {
-                Ok(_) => {}
-                Err(e) if e.code == 404 => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    Ok(())
 }
 
 async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
