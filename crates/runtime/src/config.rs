@@ -51,6 +51,21 @@ pub trait ServiceFlags: clap::Parser + Serialize + DeserializeOwned {
     }
 }
 
+/// Implement [`ServiceFlags`] for a flags struct whose [`CommonFlags`] are
+/// its `common` field: `service_flags!(Cli => Config);`.
+#[macro_export]
+macro_rules! service_flags {
+    ($flags:ty => $config:ty) => {
+        impl $crate::ServiceFlags for $flags {
+            type Config = $config;
+
+            fn common(&self) -> &$crate::CommonFlags {
+                &self.common
+            }
+        }
+    };
+}
+
 /// The config-file keys of `F`: its long flag names but `--config`.
 fn file_keys<F: clap::CommandFactory>() -> Vec<String> {
     F::command()

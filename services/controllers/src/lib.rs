@@ -31,7 +31,7 @@ use std::sync::Arc;
 use clap::Parser;
 use keelson_controllers::NamespaceController;
 use keelson_rpc::RemoteStore;
-use keelson_runtime::{bind_and_announce, CommonFlags, ServiceFlags};
+use keelson_runtime::{bind_and_announce, CommonFlags};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
@@ -70,13 +70,7 @@ pub struct Cli {
     pub common: CommonFlags,
 }
 
-impl ServiceFlags for Cli {
-    type Config = Config;
-
-    fn common(&self) -> &CommonFlags {
-        &self.common
-    }
-}
+keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.

@@ -1,4 +1,5 @@
 use super::*;
+use keelson_runtime::ServiceFlags as _;
 
 fn parse(args: &[&str]) -> Result<Config, ServiceError> {
     let mut argv = vec!["keelson-controllers"];

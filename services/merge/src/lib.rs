@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use keelson_rpc::MergeGrpc;
-use keelson_runtime::{bind_and_announce, CommonFlags, ServiceFlags};
+use keelson_runtime::{bind_and_announce, CommonFlags};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
@@ -61,13 +61,7 @@ pub struct Cli {
     pub common: CommonFlags,
 }
 
-impl ServiceFlags for Cli {
-    type Config = Config;
-
-    fn common(&self) -> &CommonFlags {
-        &self.common
-    }
-}
+keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
@@ -102,6 +96,7 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_runtime::ServiceFlags as _;
 
     #[test]
     fn defaults() {

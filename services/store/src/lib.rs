@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use keelson_rpc::StoreGrpc;
-use keelson_runtime::{bind_and_announce, CommonFlags, ServiceFlags};
+use keelson_runtime::{bind_and_announce, CommonFlags};
 use keelson_storage::{LocalStore, StoreConfig};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -107,13 +107,7 @@ pub struct Cli {
     pub common: CommonFlags,
 }
 
-impl ServiceFlags for Cli {
-    type Config = Config;
-
-    fn common(&self) -> &CommonFlags {
-        &self.common
-    }
-}
+keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
@@ -174,6 +168,7 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_runtime::ServiceFlags as _;
 
     fn parse(args: &[&str]) -> Result<Config, ServiceError> {
         let mut argv = vec!["keelson-store"];

@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use keelson_rpc::{RemoteStore, WatchCacheGrpc};
-use keelson_runtime::{bind_and_announce, CommonFlags, ServiceFlags};
+use keelson_runtime::{bind_and_announce, CommonFlags};
 use keelson_watchcache::{LocalWatchCache, WatchCacheConfig};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -93,13 +93,7 @@ pub struct Cli {
     pub common: CommonFlags,
 }
 
-impl ServiceFlags for Cli {
-    type Config = Config;
-
-    fn common(&self) -> &CommonFlags {
-        &self.common
-    }
-}
+keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
@@ -148,6 +142,7 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_runtime::ServiceFlags as _;
 
     fn parse(args: &[&str]) -> Result<Config, ServiceError> {
         let mut argv = vec!["keelson-watch"];
