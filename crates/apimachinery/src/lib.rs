@@ -12,4 +12,4 @@ pub mod status;
 
 pub use field::{FieldError, FieldErrorKind};
 pub use gr::{GroupResource, ObjectKey};
-pub use status::{ApiError, ApiResult, StatusCause, StatusDetails};
+pub use status::{ApiError, ApiResult, StatusCause, StatusDetails, StatusReason};

@@ -4,7 +4,7 @@
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use crate::status::{ApiError, ApiResult};
+use crate::status::{ApiError, ApiResult, StatusReason};
 
 /// Where the next page of a paged list starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +69,7 @@ impl ContinueToken {
 pub fn expired_continue(start_after: &str) -> ApiError {
     let mut e = ApiError::new(
         410,
-        "Expired",
+        StatusReason::Expired,
         "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
     );
     e.continue_token = Some(ContinueToken::new(0, start_after).encode());
