@@ -34,7 +34,7 @@ pub(crate) async fn check_create(
     let key = ObjectKey::new(namespaces(), "", namespace);
     let ns = match store.get(&key).await {
         Ok(ns) => ns,
-        Err(e) if e.code == 404 => return Err(ApiError::not_found(&namespaces(), namespace)),
+        Err(e) if e.is_not_found() => return Err(ApiError::not_found(&namespaces(), namespace)),
         Err(e) => return Err(e),
     };
     if is_terminating(&ns) {

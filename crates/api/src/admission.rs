@@ -1,6 +1,7 @@
 //! The admission contract: defaulting, validation and admission plugins.
 
 use async_trait::async_trait;
+pub use keelson_apimachinery::options::FieldValidation;
 use keelson_apimachinery::{ApiResult, GroupResource};
 use serde_json::Value;
 
@@ -10,15 +11,6 @@ pub enum Operation {
     Create,
     Update,
     Delete,
-}
-
-/// `fieldValidation` query parameter (empty means Warn).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FieldValidation {
-    Ignore,
-    #[default]
-    Warn,
-    Strict,
 }
 
 /// One admission call.

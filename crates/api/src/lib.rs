@@ -24,4 +24,4 @@ pub use watch::{
     CacheList, CacheListRequest, CacheWatchRequest, ListRevision, WatchCacheApi, WatchStart,
 };
 
-pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
+pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey, StatusReason};

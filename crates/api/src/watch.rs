@@ -10,21 +10,9 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use keelson_apimachinery::{ApiResult, GroupResource};
 
-/// Which state a cached list reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListRevision {
-    /// The store's current revision (a consistent read, KEP-2340): the cache
-    /// first catches up with the store's current revision.
-    Consistent,
-    /// Whatever the cache holds (`resourceVersion=0`).
-    Any,
-    /// At least this revision: wait up to 3 s for it, then `504 Timeout`
-    /// (`Too large resource version`).
-    NotOlderThan(u64),
-    /// Exactly this revision (`resourceVersionMatch=Exact`, continue tokens):
-    /// a revision no longer retained fails with `410 Expired`.
-    Exact(u64),
-}
+// Which state a list reads and where a watch starts are the options'
+// resourceVersion tables' answers, defined beside them.
+pub use keelson_apimachinery::options::{ListRevision, WatchStart};
 
 /// A list request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,25 +53,6 @@ impl std::fmt::Debug for CacheList {
             .field("remaining", &self.remaining)
             .finish_non_exhaustive()
     }
-}
-
-/// Where a cached watch starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WatchStart {
-    /// Synthetic `Added` events for the current consistent state, then every
-    /// change after it. With `initial_events_end`, an
-    /// [`CacheEventType::InitialEventsEnd`] event separates the two
-    /// (`sendInitialEvents=true`).
-    InitialState { initial_events_end: bool },
-    /// Synthetic `Added` events for whatever state the cache holds
-    /// (`resourceVersion=0`), then every change after it.
-    InitialStateAny,
-    /// Every change after this revision. A revision the cache has not
-    /// reached waits up to 3 s (then `504`); one older than the cache's and
-    /// the store's history fails with `410 Expired`.
-    After(u64),
-    /// Every change after the current revision, no initial events.
-    Now,
 }
 
 /// A watch request.

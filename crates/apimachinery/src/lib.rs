@@ -1,13 +1,15 @@
 //! Keelson's shared Kubernetes API vocabulary: `Status` errors, field errors,
-//! group/resource keys, object metadata helpers and name validation.
+//! group/resource keys, object metadata helpers, name validation and the
+//! typed request options with the resourceVersion tables.
 #![forbid(unsafe_code)]
 
 pub mod field;
 pub mod gr;
 pub mod meta;
 pub mod names;
+pub mod options;
 pub mod status;
 
 pub use field::{FieldError, FieldErrorKind};
 pub use gr::{GroupResource, ObjectKey};
-pub use status::{ApiError, ApiResult, StatusCause, StatusDetails};
+pub use status::{ApiError, ApiResult, StatusCause, StatusDetails, StatusReason};

@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::field::FieldError;
 use crate::gr::GroupResource;
 
+mod reason;
+
+pub use reason::StatusReason;
+
 /// One entry of `details.causes`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct StatusCause {
@@ -47,8 +51,8 @@ pub struct StatusDetails {
 pub struct ApiError {
     /// HTTP status code.
     pub code: u16,
-    /// `reason` (e.g. `NotFound`); may be empty.
-    pub reason: String,
+    /// `reason` (e.g. `NotFound`); [`StatusReason::Unknown`] omits it.
+    pub reason: StatusReason,
     /// `message`.
     pub message: String,
     /// `details`; `None` omits the key, `Some(default)` renders `{}`.
@@ -62,11 +66,12 @@ pub struct ApiError {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    /// A bare error with code, reason and message and no details.
-    pub fn new(code: u16, reason: &str, message: impl Into<String>) -> Self {
+    /// A bare error with code, reason (a [`StatusReason`] or its wire
+    /// string) and message and no details.
+    pub fn new(code: u16, reason: impl Into<StatusReason>, message: impl Into<String>) -> Self {
         ApiError {
             code,
-            reason: reason.to_string(),
+            reason: reason.into(),
             message: message.into(),
             details: None,
             continue_token: None,
@@ -85,14 +90,19 @@ impl ApiError {
 
     /// 404 `pods "p" not found`.
     pub fn not_found(gr: &GroupResource, name: &str) -> Self {
-        Self::new(404, "NotFound", format!("{} {:?} not found", gr, name)).with_resource(gr, name)
+        Self::new(
+            404,
+            StatusReason::NotFound,
+            format!("{} {:?} not found", gr, name),
+        )
+        .with_resource(gr, name)
     }
 
     /// 409 `pods "p" already exists`.
     pub fn already_exists(gr: &GroupResource, name: &str) -> Self {
         Self::new(
             409,
-            "AlreadyExists",
+            StatusReason::AlreadyExists,
             format!("{} {:?} already exists", gr, name),
         )
         .with_resource(gr, name)
@@ -102,7 +112,7 @@ impl ApiError {
     pub fn conflict(gr: &GroupResource, name: &str, msg: &str) -> Self {
         Self::new(
             409,
-            "Conflict",
+            StatusReason::Conflict,
             format!(
                 "Operation cannot be fulfilled on {} {:?}: {}",
                 gr, name, msg
@@ -123,7 +133,7 @@ impl ApiError {
         } else {
             format!("{} {:?} is forbidden: {}", gr, name, msg)
         };
-        Self::new(403, "Forbidden", message).with_resource(gr, name)
+        Self::new(403, StatusReason::Forbidden, message).with_resource(gr, name)
     }
 
     /// 422 Invalid: `<Kind> "<name>" is invalid: <errors>`; `group_kind` is
@@ -148,7 +158,7 @@ impl ApiError {
             name,
             FieldError::aggregate(errs)
         );
-        let mut e = Self::new(422, "Invalid", message);
+        let mut e = Self::new(422, StatusReason::Invalid, message);
         e.details = Some(Box::new(StatusDetails {
             name: name.to_string(),
             group: group.to_string(),
@@ -161,14 +171,14 @@ impl ApiError {
 
     /// 400 BadRequest with no details.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(400, "BadRequest", message)
+        Self::new(400, StatusReason::BadRequest, message)
     }
 
     /// 405 MethodNotAllowed as go-restful reports it, with `details: {}`.
     pub fn method_not_allowed() -> Self {
         let mut e = Self::new(
             405,
-            "MethodNotAllowed",
+            StatusReason::MethodNotAllowed,
             "the server does not allow this method on the requested resource",
         );
         e.details = Some(Box::default());
@@ -179,7 +189,7 @@ impl ApiError {
     pub fn method_not_supported(gr: &GroupResource, action: &str) -> Self {
         let mut e = Self::new(
             405,
-            "MethodNotAllowed",
+            StatusReason::MethodNotAllowed,
             format!(
                 "{} is not supported on resources of kind {:?}",
                 action,
@@ -198,7 +208,7 @@ impl ApiError {
     pub fn path_not_found() -> Self {
         let mut e = Self::new(
             404,
-            "NotFound",
+            StatusReason::NotFound,
             "the server could not find the requested resource",
         );
         e.details = Some(Box::default());
@@ -209,31 +219,31 @@ impl ApiError {
     pub fn too_large(limit: usize) -> Self {
         Self::new(
             413,
-            "RequestEntityTooLarge",
+            StatusReason::RequestEntityTooLarge,
             format!("Request entity too large: limit is {}", limit),
         )
     }
 
     /// 415 for a body media type we cannot decode.
     pub fn unsupported_media_type(message: impl Into<String>) -> Self {
-        Self::new(415, "UnsupportedMediaType", message)
+        Self::new(415, StatusReason::UnsupportedMediaType, message)
     }
 
     /// 406 for an Accept header we cannot satisfy.
     pub fn not_acceptable(message: impl Into<String>) -> Self {
-        Self::new(406, "NotAcceptable", message)
+        Self::new(406, StatusReason::NotAcceptable, message)
     }
 
     /// 401 Unauthorized.
     pub fn unauthorized() -> Self {
-        Self::new(401, "Unauthorized", "Unauthorized")
+        Self::new(401, StatusReason::Unauthorized, "Unauthorized")
     }
 
     /// 500 InternalError: `Internal error occurred: <msg>`.
     pub fn internal(msg: impl std::fmt::Display) -> Self {
         let mut e = Self::new(
             500,
-            "InternalError",
+            StatusReason::InternalError,
             format!("Internal error occurred: {}", msg),
         );
         e.details = Some(Box::new(StatusDetails {
@@ -252,7 +262,7 @@ impl ApiError {
     pub fn too_large_resource_version(requested: u64, current: u64) -> Self {
         let mut e = Self::new(
             504,
-            "Timeout",
+            StatusReason::Timeout,
             format!(
                 "Timeout: Too large resource version: {}, current: {}",
                 requested, current
@@ -272,7 +282,7 @@ impl ApiError {
 
     /// 503 ServiceUnavailable (a backing service cannot be reached).
     pub fn unavailable(msg: impl Into<String>) -> Self {
-        Self::new(503, "ServiceUnavailable", msg)
+        Self::new(503, StatusReason::ServiceUnavailable, msg)
     }
 
     /// The Status object as JSON.
@@ -288,7 +298,7 @@ impl ApiError {
         m.insert("status".into(), "Failure".into());
         m.insert("message".into(), self.message.clone().into());
         if !self.reason.is_empty() {
-            m.insert("reason".into(), self.reason.clone().into());
+            m.insert("reason".into(), self.reason.as_str().into());
         }
         if let Some(d) = &self.details {
             m.insert(
@@ -312,7 +322,7 @@ impl ApiError {
                 .get("reason")
                 .and_then(|r| r.as_str())
                 .unwrap_or("")
-                .to_string(),
+                .into(),
             message: v
                 .get("message")
                 .and_then(|r| r.as_str())

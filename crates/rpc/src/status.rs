@@ -7,17 +7,18 @@
 //! or framework failure and becomes `503 ServiceUnavailable` (or `504`/`500`)
 //! naming the service that could not be reached.
 
-use keelson_apimachinery::ApiError;
+use keelson_apimachinery::{ApiError, StatusReason};
 use tonic::{Code, Status};
 
-/// The gRPC code for an `ApiError`'s HTTP code and reason.
-pub fn grpc_code(http_code: u16, reason: &str) -> Code {
-    match http_code {
+/// The gRPC code for an `ApiError`, from its HTTP code (and reason, which
+/// tells the two 409s apart).
+pub fn grpc_code(err: &ApiError) -> Code {
+    match err.code {
         400 | 422 => Code::InvalidArgument,
         401 => Code::Unauthenticated,
         403 => Code::PermissionDenied,
         404 => Code::NotFound,
-        409 if reason == "AlreadyExists" => Code::AlreadyExists,
+        409 if err.is_already_exists() => Code::AlreadyExists,
         409 => Code::Aborted,
         410 => Code::FailedPrecondition,
         413 | 429 => Code::ResourceExhausted,
@@ -34,7 +35,7 @@ const MAX_GRPC_MESSAGE: usize = 1024;
 pub fn to_grpc_status(err: &ApiError) -> Status {
     let details = serde_json::to_vec(&err.to_status_json()).unwrap_or_default();
     Status::with_details(
-        grpc_code(err.code, &err.reason),
+        grpc_code(err),
         truncate(&err.message, MAX_GRPC_MESSAGE),
         details.into(),
     )
@@ -53,7 +54,7 @@ pub fn from_grpc_status(service: &str, status: &Status) -> ApiError {
         )),
         Code::DeadlineExceeded => ApiError::new(
             504,
-            "Timeout",
+            StatusReason::Timeout,
             format!(
                 "the {service} service did not answer in time: {}",
                 status.message()

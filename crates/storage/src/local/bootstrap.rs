@@ -34,7 +34,7 @@ pub async fn ensure_system_namespaces(store: &LocalStore) -> Result<(), ApiError
             .await
         {
             Ok(_) => {}
-            Err(e) if e.reason == "AlreadyExists" => {}
+            Err(e) if e.is_already_exists() => {}
             Err(e) => return Err(e),
         }
     }

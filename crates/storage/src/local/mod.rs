@@ -14,7 +14,7 @@ use keelson_api::{
     ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
 };
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
-use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
+use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey, StatusReason};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
@@ -182,7 +182,7 @@ impl LocalStore {
                 };
                 // An update-create ignores the resourceVersion in the body.
                 match self.create_object(key, obj.clone(), &copts).await {
-                    Err(e) if e.reason == "AlreadyExists" => continue,
+                    Err(e) if e.is_already_exists() => continue,
                     other => return other,
                 }
             };
@@ -338,7 +338,7 @@ impl StoreApi for LocalStore {
             return Err(ApiError::new(500, "", object::RV_SET_ON_CREATE));
         }
         match self.create_object(key, object, &opts).await {
-            Err(e) if e.reason == "AlreadyExists" && !key.name.is_empty() => {
+            Err(e) if e.is_already_exists() && !key.name.is_empty() => {
                 Err(ApiError::already_exists(&key.gr, &key.name))
             }
             other => other,
@@ -407,7 +407,7 @@ impl StoreApi for LocalStore {
             Err(StorageError::Compacted { .. }) => {
                 return Err(ApiError::new(
                     410,
-                    "Expired",
+                    StatusReason::Expired,
                     "The resourceVersion for the provided list is too old.",
                 ))
             }

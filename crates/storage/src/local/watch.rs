@@ -16,7 +16,7 @@ use std::sync::Weak;
 
 use futures::stream::StreamExt;
 use keelson_api::{ChangeEvent, ChangeStream, EventType as ApiEventType};
-use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
+use keelson_apimachinery::{ApiError, ApiResult, GroupResource, StatusReason};
 use tokio::sync::watch;
 
 use crate::error::StorageError;
@@ -33,7 +33,7 @@ const BATCH: usize = 256;
 pub(crate) fn too_old(requested: u64, compacted: u64) -> ApiError {
     ApiError::new(
         410,
-        "Expired",
+        StatusReason::Expired,
         format!("too old resource version: {requested} ({compacted})"),
     )
 }
