@@ -73,46 +73,7 @@ pub fn add_warnings(r: &mut Response<Body>, warnings: &[String]) {
     }
 }
 
-/// Parsed query string (repeated keys keep every value).
-#[derive(Debug, Clone, Default)]
-pub struct Query(Vec<(String, String)>);
-
-impl Query {
-    /// Parse `a=b&c=d`.
-    pub fn parse(q: Option<&str>) -> Self {
-        Query(
-            q.map(|q| {
-                form_urlencoded::parse(q.as_bytes())
-                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        )
-    }
-    /// First value of a key.
-    pub fn get(&self, k: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.as_str())
-    }
-    /// Every value of a key.
-    pub fn all(&self, k: &str) -> Vec<&str> {
-        self.0
-            .iter()
-            .filter(|(key, _)| key == k)
-            .map(|(_, v)| v.as_str())
-            .collect()
-    }
-    /// Whether a key is present at all.
-    pub fn has(&self, k: &str) -> bool {
-        self.0.iter().any(|(key, _)| key == k)
-    }
-    /// A boolean parameter (`true`, `1`).
-    pub fn flag(&self, k: &str) -> bool {
-        matches!(self.get(k), Some("true" | "1" | "True"))
-    }
-}
+pub use keelson_apimachinery::options::Query;
 
 /// One media range of an Accept header.
 #[derive(Debug, Clone, PartialEq)]

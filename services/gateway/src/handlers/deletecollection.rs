@@ -4,18 +4,16 @@
 
 use bytes::Bytes;
 use keelson_apimachinery::meta::meta_str;
+use keelson_apimachinery::options::DeleteOptions;
 use keelson_apimachinery::ApiResult;
 use keelson_selectors::{FieldSelector, LabelSelector};
 use serde_json::{json, Map, Value};
 
-use super::delete::{delete_one, delete_options};
-use super::options::dry_run;
+use super::delete::delete_one;
 use super::{Ctx, Reply};
 use crate::filters::request_info::ResourceRequest;
 pub(crate) async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
-    let opts = delete_options(body)?;
-    let dry = dry_run(cx.query, &[], "DeleteOptions")?;
-    let grace = opts.get("gracePeriodSeconds").and_then(|v| v.as_i64());
+    let opts = DeleteOptions::from_request(cx.query, body)?;
     let items = list_items(cx).await?;
     let mut deleted = Vec::new();
     for item in items {
@@ -30,9 +28,9 @@ pub(crate) async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<R
             query: cx.query,
             headers: cx.headers,
         };
-        match delete_one(&ns_cx, &name, &opts, grace, dry).await {
+        match delete_one(&ns_cx, &name, &opts).await {
             Ok(_) => deleted.push(item),
-            Err(e) if e.code == 404 => {}
+            Err(e) if e.is_not_found() => {}
             Err(e) => return Err(e),
         }
     }

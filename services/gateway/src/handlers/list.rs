@@ -296,17 +296,6 @@ pub async fn require_revision(b: &Backends, rev: u64) -> ApiResult<()> {
     Ok(())
 }
 
-/// A `resourceVersion` query value as a revision; "" and "0" mean none.
-pub fn parse_resource_version(q: &Query) -> ApiResult<Option<u64>> {
-    match q.get("resourceVersion").unwrap_or("") {
-        "" | "0" => Ok(None),
-        s => s
-            .parse::<u64>()
-            .map(Some)
-            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {:?}", s))),
-    }
-}
-
 /// kube's 410 for a continue token older than the retention window, with a
 /// fresh token that continues inconsistently from the current state.
 fn expired_continue(start: &str) -> ApiError {

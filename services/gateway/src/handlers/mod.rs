@@ -18,7 +18,6 @@ mod get;
 mod health;
 mod list;
 mod object;
-mod options;
 mod patch;
 pub(crate) mod resource;
 mod scale;

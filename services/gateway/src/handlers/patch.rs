@@ -5,10 +5,10 @@
 use bytes::Bytes;
 use keelson_api::{PatchRequest, PatchType};
 use keelson_apimachinery::meta::meta_str;
+use keelson_apimachinery::options::PatchOptions;
 use keelson_apimachinery::{ApiError, ApiResult};
 
 use super::object::{check_name, prepare_object};
-use super::options::{dry_run, field_validation};
 use super::status::merge_subresource;
 use super::write::write_update;
 use super::{plain, Ctx, HandlerResult};
@@ -29,9 +29,10 @@ pub(crate) fn patch_type(cx: &Ctx<'_>) -> ApiResult<PatchType> {
 const PATCH_RETRIES: usize = 5;
 
 pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
-    let dry = dry_run(cx.query, &[], "PatchOptions").map_err(plain)?;
-    let fv = field_validation(cx.query, "PatchOptions").map_err(plain)?;
+    // kube checks the patch type before decoding the options.
     let pt = patch_type(cx).map_err(plain)?;
+    let opts = PatchOptions::from_query(cx.query, pt == PatchType::Apply).map_err(plain)?;
+    let (dry, fv) = (opts.dry_run, opts.field_validation);
     let key = cx.key(&cx.ri.name);
     let mut attempt = 0;
     loop {
@@ -53,14 +54,7 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
         let client_rv = meta_str(&patched, "resourceVersion") != meta_str(&old, "resourceVersion");
         let new = merge_subresource(cx, patched, &old);
         match write_update(cx, new, old, None, true, fv, dry).await {
-            Err((e, _))
-                if e.code == 409
-                    && e.reason == "Conflict"
-                    && !client_rv
-                    && attempt < PATCH_RETRIES =>
-            {
-                continue
-            }
+            Err((e, _)) if e.is_conflict() && !client_rv && attempt < PATCH_RETRIES => continue,
             other => return other,
         }
     }

@@ -3,13 +3,13 @@
 //! patch.
 
 use bytes::Bytes;
-use keelson_api::{PatchRequest, UpdateOptions};
+use keelson_api::{PatchRequest, UpdateOptions as StoreUpdateOptions};
 use keelson_apimachinery::meta::meta_str;
+use keelson_apimachinery::options::UpdateOptions;
 use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
 use serde_json::{json, Map, Value};
 
 use super::object::summary;
-use super::options::dry_run;
 use super::patch::patch_type;
 use super::{Ctx, Reply};
 /// The label selector string of a workload, as the Scale status shows it.
@@ -150,7 +150,7 @@ fn check_scale(scale: &Value) -> ApiResult<()> {
 /// Apply a desired Scale to the workload and store it.
 async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply> {
     check_scale(scale)?;
-    let dry = dry_run(cx.query, &[], "UpdateOptions")?;
+    let dry = UpdateOptions::from_query(cx.query)?.dry_run;
     let name = &cx.ri.name;
     let replicas = match scale.pointer("/spec/replicas") {
         None | Some(Value::Null) => 0,
@@ -188,7 +188,7 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
             .update(
                 &cx.key(name),
                 new,
-                UpdateOptions {
+                StoreUpdateOptions {
                     dry_run: dry,
                     track_generation: cx.info.tracks_generation(),
                     create_if_missing: false,

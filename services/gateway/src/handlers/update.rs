@@ -2,16 +2,16 @@
 //! it create a missing object.
 
 use bytes::Bytes;
+use keelson_apimachinery::options::UpdateOptions;
 
 use super::object::{check_name, decode_body, prepare_object};
-use super::options::{dry_run, field_validation};
 use super::status::merge_subresource;
 use super::write::{create_object, write_update};
 use super::{plain, Ctx, HandlerResult};
 use keelson_apimachinery::GroupResource;
 pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
-    let dry = dry_run(cx.query, &[], "UpdateOptions").map_err(plain)?;
-    let fv = field_validation(cx.query, "UpdateOptions").map_err(plain)?;
+    let opts = UpdateOptions::from_query(cx.query).map_err(plain)?;
+    let (dry, fv) = (opts.dry_run, opts.field_validation);
     let (value, raw) = decode_body(cx, body).map_err(plain)?;
     let obj = prepare_object(cx, value).map_err(plain)?;
     check_name(&obj, &cx.ri.name).map_err(plain)?;
@@ -19,7 +19,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     let old = match cx.b.store.get(&key).await {
         Ok(o) => o,
         Err(e)
-            if e.code == 404
+            if e.is_not_found()
                 && cx.ri.subresource.is_empty()
                 && allows_create_on_update(&cx.gr()) =>
         {
