@@ -7,7 +7,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use keelson_api::{
     CacheEvent, CacheEventStream, CacheEventType, CacheListRequest, CacheWatchRequest,
-    CreateOptions, DeleteOptions, ListRevision, StoreApi, UpdateOptions, WatchCacheApi, WatchStart,
+    CreateOptions, DeleteOptions, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
+    WatchStart,
 };
 use keelson_apimachinery::{GroupResource, ObjectKey};
 use keelson_storage::{LocalStore, StoreConfig};
@@ -91,6 +92,7 @@ fn list_req(revision: ListRevision) -> CacheListRequest {
         revision,
         start_after: None,
         limit: 0,
+        format: Format::JSON,
     }
 }
 
@@ -121,6 +123,7 @@ fn watch_req(start: WatchStart) -> CacheWatchRequest {
         field_selector: String::new(),
         start,
         bookmark_interval_ms: 0,
+        format: Format::JSON,
     }
 }
 

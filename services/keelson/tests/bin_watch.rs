@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use keelson_api::{
+    Format,
     CacheEventType, CacheListRequest, CacheWatchRequest, CreateOptions, ListRevision, StoreApi,
     WatchCacheApi, WatchStart,
 };
@@ -51,6 +52,7 @@ async fn names(cache: &RemoteWatchCache) -> Vec<String> {
             revision: ListRevision::Consistent,
             start_after: None,
             limit: 0,
+            format: Format::JSON,
         })
         .await
         .unwrap();
@@ -96,6 +98,7 @@ async fn follows_the_store_and_recovers_from_a_store_restart() {
             field_selector: String::new(),
             start: WatchStart::Now,
             bookmark_interval_ms: 0,
+            format: Format::JSON,
         })
         .await
         .unwrap();
