@@ -4,19 +4,18 @@
 //! plain function calls in the embedded binary and gRPC clients in the
 //! distributed one.
 #![forbid(unsafe_code)]
+//!
+//! Layout (kube-apiserver's): [`filters`] — panic recovery, request info,
+//! authentication, body limits — then `handlers`, one module per verb and
+//! subresource; `server` is the TLS listener and connection loop.
 
 mod coalesce;
-mod discovery_cache;
-mod health;
+pub mod filters;
+mod handlers;
 pub mod http_util;
-mod list;
 pub mod pki;
 mod protobuf;
-pub mod request_info;
-mod resources;
-mod router;
 mod server;
-mod watch;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
