@@ -15,6 +15,16 @@ use crate::serializer::encode;
 /// Frames of a streamed list are cut at about this size.
 pub const FRAME_BYTES: usize = 64 * 1024;
 
+/// The format list items are asked for when a list is written in
+/// `format`: the list's own, or JSON when the list is converted whole
+/// (YAML).
+pub fn item_format(format: Format) -> Format {
+    match format.encoding {
+        Encoding::Yaml => Format::JSON,
+        _ => format,
+    }
+}
+
 /// Writes one list response: [`ListEncoder::push`] each item (encoded in
 /// [`ListEncoder::item_format`]) and send the frames it returns, then send
 /// [`ListEncoder::finish`].
@@ -69,13 +79,15 @@ impl ListEncoder {
         self.format
     }
 
-    /// The format items must be given in: the list's own, or JSON when the
-    /// list is converted whole (YAML).
+    /// The format items must be given in ([`item_format`]).
     pub fn item_format(&self) -> Format {
-        match self.inner {
-            Inner::Stream { .. } => self.format,
-            Inner::Whole { .. } => Format::JSON,
-        }
+        item_format(self.format)
+    }
+
+    /// Whether frames come out as items are pushed; when not, the whole
+    /// list comes out of [`ListEncoder::finish`].
+    pub fn streams(&self) -> bool {
+        matches!(self.inner, Inner::Stream { .. })
     }
 
     /// Add one item (a list item: no `kind` and `apiVersion`); a frame to
@@ -177,6 +189,10 @@ mod tests {
     fn yaml_lists_are_written_whole_from_json_items() {
         let enc = ListEncoder::new(Format::YAML, &head()).unwrap();
         assert_eq!(enc.item_format(), Format::JSON);
+        assert!(!enc.streams());
+        let json = ListEncoder::new(Format::JSON, &head()).unwrap();
+        assert_eq!(json.item_format(), Format::JSON);
+        assert!(json.streams());
         let mut whole = head();
         whole["items"] = Value::Array(items());
         assert_eq!(
