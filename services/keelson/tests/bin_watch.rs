@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use keelson_api::{
-    Format,
-    CacheEventType, CacheListRequest, CacheWatchRequest, CreateOptions, ListRevision, StoreApi,
-    WatchCacheApi, WatchStart,
+    CacheEventType, CacheListRequest, CacheWatchRequest, CreateOptions, Format, ListRevision,
+    StoreApi, WatchCacheApi, WatchStart,
 };
 use keelson_api::{GroupResource, ObjectKey};
 use keelson_rpc::{RemoteStore, RemoteWatchCache};
