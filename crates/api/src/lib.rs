@@ -20,8 +20,9 @@ pub use store::{
     ListStream, StoreApi, UpdateOptions,
 };
 pub use watch::{
-    object_of_line, watch_event_type, watch_line, CacheEvent, CacheEventStream, CacheEventType,
-    CacheList, CacheListRequest, CacheWatchRequest, ListRevision, WatchCacheApi, WatchStart,
+    CacheEvent, CacheEventStream, CacheEventType, CacheList, CacheListRequest, CacheWatchRequest,
+    ListRevision, WatchCacheApi, WatchStart,
 };
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey, StatusReason};
+pub use keelson_codec::Format;

@@ -1,14 +1,17 @@
 //! The watch-cache contract: lists and watches served from a cache that
 //! follows the store's change stream (kube-apiserver's watch cache).
 //!
-//! Objects travel as JSON bytes that the cache encoded once and shares
-//! between every reader, so a list or a watch fan-out never re-encodes an
-//! object per client.
+//! The contract is encoding-neutral: a request names the [`Format`] it
+//! wants, and objects travel as bytes in that format that the cache
+//! encoded once and shares between every reader of the same format, so a
+//! list or a watch fan-out never re-encodes an object per client. How a
+//! format is written and framed is `keelson-codec`'s business.
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use keelson_apimachinery::{ApiResult, GroupResource};
+use keelson_codec::{encode_event, object_of_event, EventType, Format};
 
 // Which state a list reads and where a watch starts are the options'
 // resourceVersion tables' answers, defined beside them.
@@ -29,6 +32,8 @@ pub struct CacheListRequest {
     pub start_after: Option<String>,
     /// At most this many items; 0 = all.
     pub limit: usize,
+    /// The format of the items.
+    pub format: Format,
 }
 
 /// A list answer: the page's metadata up front, then its items streamed.
@@ -40,8 +45,9 @@ pub struct CacheList {
     /// How many more items follow this page; only set when no selector is
     /// given (kube's `remainingItemCount`).
     pub remaining: Option<u64>,
-    /// The items in key order, each one object as JSON without `kind` and
-    /// `apiVersion` (as kube's typed lists carry them).
+    /// The items in key order, each one object in the request's format as
+    /// a list item (for JSON objects: without `kind` and `apiVersion`, as
+    /// kube's typed lists carry them).
     pub items: BoxStream<'static, ApiResult<Bytes>>,
 }
 
@@ -66,6 +72,8 @@ pub struct CacheWatchRequest {
     /// Send a [`CacheEventType::Bookmark`] every this many milliseconds
     /// (0 = never).
     pub bookmark_interval_ms: u64,
+    /// The format of the events.
+    pub format: Format,
 }
 
 /// What a cached watch event says.
@@ -80,6 +88,19 @@ pub enum CacheEventType {
     InitialEventsEnd,
 }
 
+impl CacheEventType {
+    /// The watch event type an event is written as; `None` for the
+    /// markers, which the gateway renders as bookmarks.
+    pub fn watch_type(self) -> Option<EventType> {
+        match self {
+            CacheEventType::Added => Some(EventType::Added),
+            CacheEventType::Modified => Some(EventType::Modified),
+            CacheEventType::Deleted => Some(EventType::Deleted),
+            CacheEventType::Bookmark | CacheEventType::InitialEventsEnd => None,
+        }
+    }
+}
+
 /// One event of a cached watch, already filtered by the request's
 /// selectors (an object that stops matching arrives as `Deleted`, one that
 /// starts matching as `Added`).
@@ -88,63 +109,66 @@ pub struct CacheEvent {
     pub event_type: CacheEventType,
     /// The revision of the change (or of the bookmark).
     pub revision: u64,
-    /// The object as JSON with `kind` and `apiVersion`; empty for bookmarks.
-    /// Shared with every other watcher that sees the same event.
+    /// The format of `frame` and `object` (the request's).
+    pub format: Format,
+    /// The event as one frame of the format's watch stream, ready to send;
+    /// empty for the markers. Shared with every other watcher of the same
+    /// format, so a fan-out frames each event once, not once per watcher.
+    pub frame: Bytes,
+    /// The object (with `kind` and `apiVersion`) in the format, a slice of
+    /// `frame`; empty for the markers.
     pub object: Bytes,
-    /// The event as one JSON watch line, [`watch_line`] of the type and the
-    /// object; empty for bookmarks. Shared like `object`, so a fan-out
-    /// frames each event once, not once per watcher.
-    pub line: Bytes,
 }
 
 impl CacheEvent {
-    /// An event, framing its line.
-    pub fn new(event_type: CacheEventType, revision: u64, object: Bytes) -> CacheEvent {
-        let line = watch_line(event_type, &object);
+    /// An event around `object`, already encoded in `format`.
+    pub fn new(
+        event_type: CacheEventType,
+        revision: u64,
+        format: Format,
+        object: &[u8],
+    ) -> ApiResult<CacheEvent> {
+        let Some(t) = event_type.watch_type() else {
+            return Ok(CacheEvent::marker(event_type, revision, format));
+        };
+        let frame = encode_event(format, t, object)?;
+        CacheEvent::from_frame(event_type, revision, format, frame).ok_or_else(|| {
+            keelson_apimachinery::ApiError::internal("an encoded watch event has no object")
+        })
+    }
+
+    /// A marker event (`Bookmark`, `InitialEventsEnd`): no bytes.
+    pub fn marker(event_type: CacheEventType, revision: u64, format: Format) -> CacheEvent {
         CacheEvent {
             event_type,
             revision,
-            object,
-            line,
+            format,
+            frame: Bytes::new(),
+            object: Bytes::new(),
         }
     }
-}
 
-/// The JSON watch-event type of an event (`ADDED`, ...); `None` for the
-/// markers, which the gateway renders as bookmarks.
-pub fn watch_event_type(t: CacheEventType) -> Option<&'static str> {
-    match t {
-        CacheEventType::Added => Some("ADDED"),
-        CacheEventType::Modified => Some("MODIFIED"),
-        CacheEventType::Deleted => Some("DELETED"),
-        CacheEventType::Bookmark | CacheEventType::InitialEventsEnd => None,
+    /// An event from its frame (the object is found inside it, not
+    /// copied); `None` when `frame` is not a `format` frame of that type.
+    /// An empty frame is a marker.
+    pub fn from_frame(
+        event_type: CacheEventType,
+        revision: u64,
+        format: Format,
+        frame: Bytes,
+    ) -> Option<CacheEvent> {
+        if frame.is_empty() {
+            return Some(CacheEvent::marker(event_type, revision, format));
+        }
+        let object = object_of_event(format, event_type.watch_type()?, &frame)?;
+        Some(CacheEvent {
+            event_type,
+            revision,
+            format,
+            frame,
+            object,
+        })
     }
-}
-
-/// The object inside a line made by [`watch_line`] for `t` (a slice of it,
-/// not a copy); `None` when `line` is not such a line.
-pub fn object_of_line(t: CacheEventType, line: &Bytes) -> Option<Bytes> {
-    let name = watch_event_type(t)?;
-    let prefix_len = r#"{"type":"","object":"#.len() + name.len();
-    let ok = line.len() >= prefix_len + 2
-        && line.ends_with(b"}\n")
-        && line[..prefix_len] == watch_line(t, b"")[..prefix_len];
-    ok.then(|| line.slice(prefix_len..line.len() - 2))
-}
-
-/// `{"type":"ADDED","object":<object>}` and a newline: one event of a JSON
-/// watch stream as kube-apiserver writes it. Empty for the markers.
-pub fn watch_line(t: CacheEventType, object: &[u8]) -> Bytes {
-    let Some(name) = watch_event_type(t) else {
-        return Bytes::new();
-    };
-    let mut b = Vec::with_capacity(object.len() + 32);
-    b.extend_from_slice(b"{\"type\":\"");
-    b.extend_from_slice(name.as_bytes());
-    b.extend_from_slice(b"\",\"object\":");
-    b.extend_from_slice(object);
-    b.extend_from_slice(b"}\n");
-    Bytes::from(b)
 }
 
 /// A stream of cached watch events. It ends without an error when the cache

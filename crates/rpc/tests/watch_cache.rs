@@ -12,7 +12,8 @@ use bytes::Bytes;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use keelson_api::{
     CacheEvent, CacheEventStream, CacheEventType, CacheList, CacheListRequest, CacheWatchRequest,
-    CreateOptions, DeleteOptions, ListRevision, StoreApi, UpdateOptions, WatchCacheApi, WatchStart,
+    CreateOptions, DeleteOptions, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
+    WatchStart,
 };
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
 use keelson_rpc::{RemoteWatchCache, WatchCacheGrpc};
@@ -98,6 +99,7 @@ fn list_req(revision: ListRevision) -> CacheListRequest {
         revision,
         start_after: None,
         limit: 0,
+        format: Format::JSON,
     }
 }
 
@@ -109,6 +111,7 @@ fn watch_req(start: WatchStart) -> CacheWatchRequest {
         field_selector: String::new(),
         start,
         bookmark_interval_ms: 0,
+        format: Format::JSON,
     }
 }
 
@@ -515,7 +518,7 @@ impl WatchCacheApi for Stalling {
     }
 
     async fn watch(&self, _req: CacheWatchRequest) -> ApiResult<CacheEventStream> {
-        let ev = CacheEvent::new(CacheEventType::Bookmark, 4, Bytes::new());
+        let ev = CacheEvent::marker(CacheEventType::Bookmark, 4, Format::JSON);
         Ok(stream::iter([Ok(ev)]).chain(stream::pending()).boxed())
     }
 }

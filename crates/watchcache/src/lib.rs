@@ -8,8 +8,9 @@
 //!   The store's progress events advance the cache's revision when other
 //!   resources are written, so a consistent read (KEP-2340) only waits
 //!   until the cache has seen the store's current revision.
-//! - Each object version is encoded to JSON once ([`object`]) and shared
-//!   by the current state, the history, every watcher and every list.
+//! - Each object version is encoded once per format ([`object`]: JSON up
+//!   front, others memoized on first use) and shared by the current state,
+//!   the history, every watcher and every list.
 //! - Lists cut a page of shared objects under the lock, then stream the
 //!   items. Exact revisions inside the history are rebuilt from it; older
 //!   ones, and consistent reads the cache cannot catch up with in 3 s, are

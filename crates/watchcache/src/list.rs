@@ -8,6 +8,7 @@ use std::time::Duration;
 use futures::stream::StreamExt;
 use keelson_api::{CacheEventType, CacheList, CacheListRequest, ListRevision, StoreApi};
 use keelson_apimachinery::{ApiError, ApiResult};
+use keelson_codec::Format;
 use keelson_selectors::{FieldSelector, LabelSelector};
 
 use crate::object::CachedObject;
@@ -22,6 +23,8 @@ pub(crate) struct Filter {
     pub namespace: Option<String>,
     pub labels: LabelSelector,
     pub fields: FieldSelector,
+    /// The format answers are encoded in.
+    pub format: Format,
 }
 
 impl Filter {
@@ -30,8 +33,10 @@ impl Filter {
         namespace: Option<String>,
         labels: &str,
         fields: &str,
+        format: Format,
     ) -> ApiResult<Filter> {
         Ok(Filter {
+            format,
             namespace,
             labels: LabelSelector::parse(labels)?,
             fields: FieldSelector::parse(fields, &gr.group, &gr.resource)?,
@@ -96,12 +101,12 @@ fn cut<'a>(
     }
 }
 
-fn answer(page: Page, resource_version: u64) -> CacheList {
+fn answer(page: Page, resource_version: u64, format: Format) -> CacheList {
     CacheList {
         resource_version,
         continue_after: page.continue_after,
         remaining: page.remaining,
-        items: futures::stream::iter(page.items.into_iter().map(|o| Ok(o.item()))).boxed(),
+        items: futures::stream::iter(page.items.into_iter().map(move |o| o.item(format))).boxed(),
     }
 }
 
@@ -130,7 +135,7 @@ async fn from_store(
         filter,
         req.limit,
     );
-    Ok(answer(page, list.resource_version))
+    Ok(answer(page, list.resource_version, filter.format))
 }
 
 /// Serve one list request.
@@ -144,6 +149,7 @@ pub(crate) async fn list(
         req.namespace.clone(),
         &req.label_selector,
         &req.field_selector,
+        req.format,
     )?;
     let exact = match req.revision {
         ListRevision::Any => None,
@@ -186,7 +192,7 @@ pub(crate) async fn list(
         }
     };
     match page {
-        Some((page, revision)) => Ok(answer(page, revision)),
+        Some((page, revision)) => Ok(answer(page, revision, filter.format)),
         None => from_store(store, &req, &filter, exact).await,
     }
 }

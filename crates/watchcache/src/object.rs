@@ -1,13 +1,34 @@
-//! One cached object version: its JSON encoded once, plus what selectors
-//! and namespace filters need, so neither lists nor watches decode or
-//! re-encode it.
+//! One cached object version, encoded once per format (kube's
+//! `cachingObject`), plus what selectors and namespace filters need, so
+//! neither lists nor watches decode or re-encode it per reader.
+//!
+//! JSON is encoded up front, as the watch line of the change that made the
+//! version; the object and its list item are slices of that line, so the
+//! common case costs one encoding and no copies. Any other format is
+//! encoded on first use (from the JSON) and memoized, once per format, so
+//! every watcher of that format shares the same bytes.
+
+use std::sync::OnceLock;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use keelson_api::{watch_line, CacheEventType};
+use keelson_api::{CacheEvent, CacheEventType};
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
+use keelson_codec::{encode_event, Format};
 use keelson_selectors::Attrs;
 use serde_json::{Map, Value};
+
+/// One memoized serialization in a format other than JSON: the watch
+/// event frame of the change that made the version, and the object inside
+/// it.
+#[derive(Debug)]
+struct Encoded {
+    frame: Bytes,
+    object: Bytes,
+}
+
+/// The memo of every format but JSON, allocated on first use.
+type Memo = Box<[OnceLock<Result<Encoded, ApiError>>; Format::COUNT]>;
 
 /// A cached object version, shared (by `Arc`) between the current state,
 /// the history ring, every watcher and every list that returns it.
@@ -29,6 +50,8 @@ pub(crate) struct CachedObject {
     /// `line[body_at..]` is the object's JSON after its type meta and the
     /// comma that follows it (or the closing brace when nothing follows).
     body_at: u32,
+    /// Serializations in other formats, each made on first use.
+    others: OnceLock<Memo>,
     /// Labels and selectable fields.
     pub attrs: Attrs,
 }
@@ -40,6 +63,14 @@ pub(crate) fn key_of(namespace: &str, name: &str) -> String {
 
 fn encode_err(e: serde_json::Error) -> ApiError {
     ApiError::internal(format!("watch cache: cannot encode an object: {e}"))
+}
+
+/// A JSON watch line of type `t` around `object` (empty for the markers).
+fn json_line(t: CacheEventType, object: &[u8]) -> ApiResult<Bytes> {
+    match t.watch_type() {
+        Some(t) => Ok(encode_event(Format::JSON, t, object)?),
+        None => Ok(Bytes::new()),
+    }
 }
 
 impl CachedObject {
@@ -65,7 +96,7 @@ impl CachedObject {
             }
         }
         let body = serde_json::to_vec(&Value::Object(rest)).map_err(encode_err)?;
-        let frame = watch_line(line_type, b"");
+        let frame = json_line(line_type, b"")?;
         // `frame` is `{"type":"T","object":}\n`: the object goes before its
         // last two bytes.
         let head = &frame[..frame.len().saturating_sub(2)];
@@ -100,6 +131,7 @@ impl CachedObject {
             line_type,
             obj_at: obj_at as u32,
             body_at: body_at as u32,
+            others: OnceLock::new(),
             attrs,
         })
     }
@@ -110,23 +142,79 @@ impl CachedObject {
             .slice(self.obj_at as usize..self.line.len().saturating_sub(2))
     }
 
-    /// The object as a `t` watch line: the shared one when `t` is the type
-    /// of the change that made this version, else a new one.
-    pub fn line(&self, t: CacheEventType) -> Bytes {
+    /// The object as a `t` JSON watch line: the shared one when `t` is the
+    /// type of the change that made this version, else a new one.
+    fn line(&self, t: CacheEventType) -> ApiResult<Bytes> {
         if t == self.line_type {
-            self.line.clone()
+            Ok(self.line.clone())
         } else {
-            watch_line(t, &self.object())
+            json_line(t, &self.object())
         }
     }
 
-    /// The object as a list item: JSON without `kind` and `apiVersion`.
-    pub fn item(&self) -> Bytes {
+    /// The memoized serialization in `format` (not JSON), made on first use.
+    fn encoded(&self, format: Format) -> ApiResult<&Encoded> {
+        let memo = self
+            .others
+            .get_or_init(|| Box::new(std::array::from_fn(|_| OnceLock::new())));
+        memo[format.index()]
+            .get_or_init(|| {
+                let object = keelson_codec::encode(format, &self.value()?)?;
+                let ev = CacheEvent::new(self.line_type, 0, format, &object)?;
+                Ok(Encoded {
+                    frame: ev.frame,
+                    object: ev.object,
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The object as a `t` event at `revision` in `format`: the shared
+    /// frame when `t` is the type of the change that made this version,
+    /// else one framed around the shared object.
+    pub fn event(&self, t: CacheEventType, revision: u64, format: Format) -> ApiResult<CacheEvent> {
+        if format == Format::JSON {
+            return Ok(CacheEvent {
+                event_type: t,
+                revision,
+                format,
+                frame: self.line(t)?,
+                object: self.object(),
+            });
+        }
+        let enc = self.encoded(format)?;
+        if t == self.line_type {
+            Ok(CacheEvent {
+                event_type: t,
+                revision,
+                format,
+                frame: enc.frame.clone(),
+                object: enc.object.clone(),
+            })
+        } else {
+            CacheEvent::new(t, revision, format, &enc.object)
+        }
+    }
+
+    /// The object as a list item in `format`: for JSON without `kind` and
+    /// `apiVersion`; in other formats the memoized object.
+    pub fn item(&self, format: Format) -> ApiResult<Bytes> {
+        if format != Format::JSON {
+            return Ok(self.encoded(format)?.object.clone());
+        }
         let body = &self.line[self.body_at as usize..self.line.len().saturating_sub(2)];
         let mut b = BytesMut::with_capacity(body.len() + 1);
         b.put_u8(b'{');
         b.put_slice(body);
-        b.freeze()
+        Ok(b.freeze())
+    }
+
+    /// The object decoded from its JSON.
+    fn value(&self) -> ApiResult<Value> {
+        serde_json::from_slice(&self.object()).map_err(|e| {
+            ApiError::internal(format!("watch cache: a cached object is not JSON: {e}"))
+        })
     }
 
     /// The object's namespace ("" when cluster-scoped).
@@ -134,15 +222,14 @@ impl CachedObject {
         self.key.split_once('/').map(|(ns, _)| ns).unwrap_or("")
     }
 
-    /// The object re-encoded with another `metadata.resourceVersion` (the
-    /// DELETED event of an object that stopped matching a selector carries
-    /// its last matching state at the event's revision).
-    pub fn at_revision(&self, revision: u64) -> ApiResult<Bytes> {
-        let mut v: Value = serde_json::from_slice(&self.object()).map_err(|e| {
-            ApiError::internal(format!("watch cache: a cached object is not JSON: {e}"))
-        })?;
+    /// The object re-encoded in `format` with another
+    /// `metadata.resourceVersion` (the DELETED event of an object that
+    /// stopped matching a selector carries its last matching state at the
+    /// event's revision).
+    pub fn at_revision(&self, revision: u64, format: Format) -> ApiResult<Bytes> {
+        let mut v = self.value()?;
         set_meta_str(&mut v, "resourceVersion", &revision.to_string());
-        Ok(Bytes::from(serde_json::to_vec(&v).map_err(encode_err)?))
+        Ok(keelson_codec::encode(format, &v)?)
     }
 
     /// The size of the object's JSON, for memory accounting.
@@ -154,7 +241,16 @@ impl CachedObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_codec::{EventType, MetaVersion, Target};
     use serde_json::json;
+
+    fn line_of(c: &CachedObject, t: CacheEventType) -> Bytes {
+        c.event(t, 1, Format::JSON).unwrap().frame
+    }
+
+    fn watch_line(t: EventType, object: &[u8]) -> Bytes {
+        encode_event(Format::JSON, t, object).unwrap()
+    }
 
     fn gr() -> GroupResource {
         GroupResource::new("", "configmaps")
@@ -169,7 +265,7 @@ mod tests {
         assert!(c
             .object()
             .starts_with(br#"{"kind":"ConfigMap","apiVersion":"v1","#));
-        let item: Value = serde_json::from_slice(&c.item()).unwrap();
+        let item: Value = serde_json::from_slice(&c.item(Format::JSON).unwrap()).unwrap();
         assert_eq!(
             item,
             json!({"metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}})
@@ -177,11 +273,11 @@ mod tests {
         assert_eq!(&*c.key, "n/a");
         assert_eq!(c.namespace(), "n");
         // The shared line frames the same bytes.
-        let line = c.line(CacheEventType::Added);
-        assert_eq!(line, watch_line(CacheEventType::Added, &c.object()));
+        let line = line_of(&c, CacheEventType::Added);
+        assert_eq!(line, watch_line(EventType::Added, &c.object()));
         assert_eq!(
-            c.line(CacheEventType::Deleted),
-            watch_line(CacheEventType::Deleted, &c.object())
+            line_of(&c, CacheEventType::Deleted),
+            watch_line(EventType::Deleted, &c.object())
         );
         let ev: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!((ev["type"].as_str(), &ev["object"]), (Some("ADDED"), &o));
@@ -200,7 +296,7 @@ mod tests {
             &only_meta.object()[..],
             br#"{"kind":"K","apiVersion":"v1"}"#
         );
-        assert_eq!(&only_meta.item()[..], b"{}");
+        assert_eq!(&only_meta.item(Format::JSON).unwrap()[..], b"{}");
         let no_meta = CachedObject::new(
             &gr(),
             json!({"metadata": {"name": "x"}}),
@@ -208,11 +304,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(&no_meta.object()[..], br#"{"metadata":{"name":"x"}}"#);
-        assert_eq!(&no_meta.item()[..], br#"{"metadata":{"name":"x"}}"#);
+        assert_eq!(
+            &no_meta.item(Format::JSON).unwrap()[..],
+            br#"{"metadata":{"name":"x"}}"#
+        );
         assert_eq!(&*no_meta.key, "/x");
         let empty = CachedObject::new(&gr(), json!({}), CacheEventType::Deleted).unwrap();
         assert_eq!(
-            (&empty.object()[..], &empty.item()[..]),
+            (&empty.object()[..], &empty.item(Format::JSON).unwrap()[..]),
             (&b"{}"[..], &b"{}"[..])
         );
         assert!(CachedObject::new(&gr(), json!([1]), CacheEventType::Added).is_err());
@@ -226,7 +325,52 @@ mod tests {
             CacheEventType::Modified,
         )
         .unwrap();
-        let v: Value = serde_json::from_slice(&c.at_revision(9).unwrap()).unwrap();
+        let v: Value = serde_json::from_slice(&c.at_revision(9, Format::JSON).unwrap()).unwrap();
         assert_eq!(v["metadata"]["resourceVersion"], "9");
+    }
+
+    #[test]
+    fn other_formats_are_encoded_once_and_shared() {
+        let c = CachedObject::new(
+            &gr(),
+            json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}}),
+            CacheEventType::Modified,
+        )
+        .unwrap();
+        let meta = Format {
+            encoding: keelson_codec::Encoding::Json,
+            target: Target::PartialObjectMetadata(MetaVersion::V1),
+        };
+        let a = c.event(CacheEventType::Modified, 5, meta).unwrap();
+        let b = c.event(CacheEventType::Modified, 5, meta).unwrap();
+        assert_eq!(
+            a.frame.as_ptr(),
+            b.frame.as_ptr(),
+            "one serialization per format"
+        );
+        assert_eq!(a.format, meta);
+        let v: Value = serde_json::from_slice(&a.object).unwrap();
+        assert_eq!(
+            v,
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "a", "namespace": "n"}})
+        );
+        assert_eq!(c.item(meta).unwrap(), a.object);
+        // Another event type frames the shared object anew.
+        let added = c.event(CacheEventType::Added, 5, meta).unwrap();
+        assert_eq!(added.object, a.object);
+        assert!(added.frame.starts_with(br#"{"type":"ADDED""#));
+        // The JSON object is still the eager line's slice.
+        let j = c.event(CacheEventType::Modified, 5, Format::JSON).unwrap();
+        assert_eq!(
+            j.frame.as_ptr(),
+            line_of(&c, CacheEventType::Modified).as_ptr()
+        );
+        // A format that is not written yet is an error, remembered too.
+        let pb = Format::object(keelson_codec::Encoding::Protobuf);
+        assert_eq!(
+            c.event(CacheEventType::Modified, 5, pb).unwrap_err().code,
+            406
+        );
+        assert_eq!(c.item(pb).unwrap_err().code, 406);
     }
 }

@@ -21,22 +21,6 @@ use crate::list::{fresh, Filter, FRESHNESS_WAIT};
 use crate::object::CachedObject;
 use crate::resource::{objects_at, Change, ChangeKind, ResourceCache};
 
-/// The event `object` gives as `t` (its shared line when `t` is the type
-/// of the change that made it).
-fn event(t: CacheEventType, revision: u64, object: &CachedObject) -> CacheEvent {
-    CacheEvent {
-        event_type: t,
-        revision,
-        object: object.object(),
-        line: object.line(t),
-    }
-}
-
-/// A marker event (no object).
-fn marker(t: CacheEventType, revision: u64) -> CacheEvent {
-    CacheEvent::new(t, revision, bytes::Bytes::new())
-}
-
 /// What a watcher sees of a change after its namespace and selectors: an
 /// object that stops matching is DELETED (its last matching state at the
 /// change's revision), one that starts matching is ADDED.
@@ -49,25 +33,28 @@ fn visible(
 ) -> ApiResult<Option<CacheEvent>> {
     let now = filter.admits(object);
     let before = prev.is_some_and(|p| filter.admits(p));
-    Ok(match kind {
-        ChangeKind::Added => now.then(|| event(CacheEventType::Added, revision, object)),
+    let format = filter.format;
+    let event = |t| object.event(t, revision, format).map(Some);
+    match kind {
+        ChangeKind::Added if now => event(CacheEventType::Added),
         ChangeKind::Modified => match (before, now) {
-            (true, true) => Some(event(CacheEventType::Modified, revision, object)),
-            (false, true) => Some(event(CacheEventType::Added, revision, object)),
+            (true, true) => event(CacheEventType::Modified),
+            (false, true) => event(CacheEventType::Added),
             (true, false) => match prev {
-                Some(p) => Some(CacheEvent::new(
+                Some(p) => CacheEvent::new(
                     CacheEventType::Deleted,
                     revision,
-                    p.at_revision(revision)?,
-                )),
-                None => None,
+                    format,
+                    &p.at_revision(revision, format)?,
+                )
+                .map(Some),
+                None => Ok(None),
             },
-            (false, false) => None,
+            (false, false) => Ok(None),
         },
-        ChangeKind::Deleted => {
-            (before || now).then(|| event(CacheEventType::Deleted, revision, object))
-        }
-    })
+        ChangeKind::Deleted if before || now => event(CacheEventType::Deleted),
+        ChangeKind::Added | ChangeKind::Deleted => Ok(None),
+    }
 }
 
 /// One watcher reading the cache.
@@ -102,10 +89,12 @@ impl Watcher {
                 return None;
             }
             if let Some(o) = self.initial.pop_front() {
-                return Some(Ok(event(CacheEventType::Added, self.last, &o)));
+                let ev = o.event(CacheEventType::Added, self.last, self.filter.format);
+                self.done = ev.is_err();
+                return Some(ev);
             }
             if let Some(rv) = self.initial_end.take() {
-                return Some(Ok(marker(CacheEventType::InitialEventsEnd, rv)));
+                return Some(Ok(self.marker(CacheEventType::InitialEventsEnd, rv)));
             }
             if let Some(c) = self.pending.pop_front() {
                 if let Some(ev) = self.see(&c) {
@@ -114,7 +103,7 @@ impl Watcher {
                 continue;
             }
             if let Some(rv) = self.bookmark_due.take() {
-                return Some(Ok(marker(CacheEventType::Bookmark, rv)));
+                return Some(Ok(self.marker(CacheEventType::Bookmark, rv)));
             }
             let wake = match &mut self.bookmarks {
                 Some(ticker) => tokio::select! {
@@ -149,6 +138,11 @@ impl Watcher {
                 }
             }
         }
+    }
+
+    /// A marker event (no object).
+    fn marker(&self, t: CacheEventType, revision: u64) -> CacheEvent {
+        CacheEvent::marker(t, revision, self.filter.format)
     }
 
     /// The event (if any) a change gives this watcher.
@@ -199,6 +193,7 @@ pub(crate) async fn watch(
         req.namespace.clone(),
         &req.label_selector,
         &req.field_selector,
+        req.format,
     )?;
     let (initial_state, end_marker) = match req.start {
         WatchStart::InitialState { initial_events_end } => {

@@ -7,7 +7,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use keelson_api::{
     CacheEvent, CacheEventStream, CacheEventType, CacheListRequest, CacheWatchRequest,
-    CreateOptions, DeleteOptions, ListRevision, StoreApi, UpdateOptions, WatchCacheApi, WatchStart,
+    CreateOptions, DeleteOptions, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
+    WatchStart,
 };
 use keelson_apimachinery::{GroupResource, ObjectKey};
 use keelson_storage::{LocalStore, StoreConfig};
@@ -91,6 +92,7 @@ fn list_req(revision: ListRevision) -> CacheListRequest {
         revision,
         start_after: None,
         limit: 0,
+        format: Format::JSON,
     }
 }
 
@@ -121,6 +123,7 @@ fn watch_req(start: WatchStart) -> CacheWatchRequest {
         field_selector: String::new(),
         start,
         bookmark_interval_ms: 0,
+        format: Format::JSON,
     }
 }
 
@@ -462,4 +465,49 @@ async fn the_history_is_bounded_by_bytes_too() {
     for r in &made[1..] {
         assert_eq!(next(&mut w).await.revision, *r);
     }
+}
+
+#[tokio::test]
+async fn watchers_of_one_format_share_its_bytes() {
+    let f = fixture(WatchCacheConfig::default()).await;
+    let meta = Format {
+        encoding: keelson_codec::Encoding::Json,
+        target: keelson_codec::Target::PartialObjectMetadata(keelson_codec::MetaVersion::V1),
+    };
+    let req = CacheWatchRequest {
+        format: meta,
+        ..watch_req(WatchStart::Now)
+    };
+    let mut a = f.cache.watch(req.clone()).await.unwrap();
+    let mut b = f.cache.watch(req).await.unwrap();
+    let mut json = f.cache.watch(watch_req(WatchStart::Now)).await.unwrap();
+    f.create("n", "x", "web").await;
+    let (ea, eb, ej) = (
+        next(&mut a).await,
+        next(&mut b).await,
+        next(&mut json).await,
+    );
+    assert_eq!((ea.format, ej.format), (meta, Format::JSON));
+    assert_eq!(
+        ea.frame.as_ptr(),
+        eb.frame.as_ptr(),
+        "encoded once per format"
+    );
+    let v: Value = serde_json::from_slice(&ea.object).unwrap();
+    assert_eq!(v["kind"], "PartialObjectMetadata");
+    assert_eq!(v["metadata"]["name"], "x");
+    assert!(v.get("data").is_none());
+    assert_eq!(summary(&ej).1, "x");
+    // Lists in that format carry the same memoized bytes.
+    let list = f
+        .cache
+        .list(CacheListRequest {
+            format: meta,
+            ..list_req(ListRevision::Consistent)
+        })
+        .await
+        .unwrap();
+    let items: Vec<_> = list.items.collect().await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap(), &ea.object);
 }

@@ -1,4 +1,6 @@
-//! Response building, query parsing and content negotiation.
+//! Response building and query parsing. Negotiation, encoders and
+//! decoders are `keelson-codec`'s; this only turns their bytes into HTTP
+//! responses.
 
 use std::convert::Infallible;
 
@@ -6,7 +8,10 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode};
 use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
 use keelson_apimachinery::ApiError;
+use keelson_codec::Format;
 use serde_json::Value;
+
+pub use keelson_codec::media_type;
 
 /// The response body type of every handler.
 pub type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -26,29 +31,17 @@ pub fn bytes_response(code: u16, content_type: &str, body: impl Into<Bytes>) -> 
     r
 }
 
-/// Output encodings we serve for API objects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Json,
-    Yaml,
-}
-
-/// Encode a value in the chosen output.
-pub fn encode(code: u16, out: Output, v: &Value) -> Response<Body> {
-    match out {
-        Output::Json => {
-            let bytes = serde_json::to_vec(v).unwrap_or_default();
-            bytes_response(code, "application/json", bytes)
-        }
-        Output::Yaml => match serde_yaml::to_string(v) {
-            Ok(s) => bytes_response(code, "application/yaml", s),
-            Err(e) => status_response(&ApiError::internal(e), Output::Json),
-        },
+/// Encode a value in the negotiated format.
+pub fn encode(code: u16, out: Format, v: &Value) -> Response<Body> {
+    match keelson_codec::encode(out, v) {
+        Ok(bytes) => bytes_response(code, out.content_type(), bytes),
+        Err(e) if out != Format::JSON => status_response(&ApiError::from(e), Format::JSON),
+        Err(e) => bytes_response(500, "text/plain", e.to_string()),
     }
 }
 
 /// A `Status` error response.
-pub fn status_response(e: &ApiError, out: Output) -> Response<Body> {
+pub fn status_response(e: &ApiError, out: Format) -> Response<Body> {
     let mut r = encode(e.code, out, &e.to_status_json());
     if let Some(secs) = e.details.as_ref().and_then(|d| d.retry_after_seconds) {
         if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
@@ -74,130 +67,3 @@ pub fn add_warnings(r: &mut Response<Body>, warnings: &[String]) {
 }
 
 pub use keelson_apimachinery::options::Query;
-
-/// One media range of an Accept header.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MediaRange {
-    /// `type/subtype`, lower-cased.
-    pub essence: String,
-    /// Parameters other than `q`, lower-cased keys.
-    pub params: Vec<(String, String)>,
-    pub q: f32,
-}
-
-impl MediaRange {
-    /// A parameter value.
-    pub fn param(&self, k: &str) -> Option<&str> {
-        self.params
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Parse an Accept header into media ranges (q=0 dropped), best first.
-pub fn parse_accept(accept: Option<&str>) -> Vec<MediaRange> {
-    let mut out = Vec::new();
-    for part in accept.unwrap_or("").split(',') {
-        let mut it = part.split(';');
-        let essence = it.next().unwrap_or("").trim().to_ascii_lowercase();
-        if essence.is_empty() {
-            continue;
-        }
-        let mut params = Vec::new();
-        let mut q = 1.0f32;
-        for p in it {
-            let mut kv = p.splitn(2, '=');
-            let k = kv.next().unwrap_or("").trim().to_ascii_lowercase();
-            let v = kv.next().unwrap_or("").trim().trim_matches('"').to_string();
-            if k == "q" {
-                q = v.parse().unwrap_or(1.0);
-            } else if !k.is_empty() {
-                params.push((k, v));
-            }
-        }
-        if q > 0.0 {
-            out.push(MediaRange { essence, params, q });
-        }
-    }
-    out.sort_by(|a, b| b.q.partial_cmp(&a.q).unwrap_or(std::cmp::Ordering::Equal));
-    out
-}
-
-/// Choose the output encoding for an API object response.
-///
-/// `as=Table` and `as=PartialObjectMetadata` requests are answered with the
-/// plain object (kubectl falls back to it) until their issue lands.
-pub fn negotiate_output(accept: Option<&str>) -> Result<Output, ApiError> {
-    let ranges = parse_accept(accept);
-    if ranges.is_empty() {
-        return Ok(Output::Json);
-    }
-    for r in &ranges {
-        match r.essence.as_str() {
-            "application/json" | "*/*" | "application/*" => return Ok(Output::Json),
-            "application/yaml" => return Ok(Output::Yaml),
-            _ => {}
-        }
-    }
-    Err(ApiError::not_acceptable(
-        "only the following media types are accepted: application/json, application/yaml",
-    ))
-}
-
-/// Request body formats we decode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    Json,
-    Yaml,
-    /// Kubernetes Protobuf (`application/vnd.kubernetes.protobuf`).
-    Protobuf,
-}
-
-/// The media type (without parameters) of a Content-Type header.
-pub fn media_type(content_type: Option<&str>) -> String {
-    content_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-}
-
-/// Choose the decoder for a POST/PUT body; a missing Content-Type is JSON.
-pub fn negotiate_input(content_type: Option<&str>) -> Result<Input, ApiError> {
-    match media_type(content_type).as_str() {
-        "" | "application/json" => Ok(Input::Json),
-        "application/yaml" => Ok(Input::Yaml),
-        "application/vnd.kubernetes.protobuf" => Ok(Input::Protobuf),
-        _ => Err(ApiError::unsupported_media_type(
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn accept_parsing() {
-        let r = parse_accept(Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;q=0.9"));
-        assert_eq!(r[0].param("as"), Some("APIGroupDiscoveryList"));
-        assert_eq!(r.len(), 2);
-        assert_eq!(
-            negotiate_output(Some(
-                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-            ))
-            .unwrap(),
-            Output::Json
-        );
-        assert_eq!(negotiate_output(Some("text/plain")).unwrap_err().code, 406);
-        assert_eq!(negotiate_input(None).unwrap(), Input::Json);
-        assert_eq!(
-            negotiate_input(Some("application/cbor")).unwrap_err().code,
-            415
-        );
-    }
-}

@@ -14,7 +14,6 @@ pub mod filters;
 mod handlers;
 pub mod http_util;
 pub mod pki;
-mod protobuf;
 mod server;
 
 use std::net::{IpAddr, SocketAddr};

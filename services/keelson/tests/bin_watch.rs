@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use keelson_api::{
-    CacheEventType, CacheListRequest, CacheWatchRequest, CreateOptions, ListRevision, StoreApi,
-    WatchCacheApi, WatchStart,
+    CacheEventType, CacheListRequest, CacheWatchRequest, CreateOptions, Format, ListRevision,
+    StoreApi, WatchCacheApi, WatchStart,
 };
 use keelson_api::{GroupResource, ObjectKey};
 use keelson_rpc::{RemoteStore, RemoteWatchCache};
@@ -51,6 +51,7 @@ async fn names(cache: &RemoteWatchCache) -> Vec<String> {
             revision: ListRevision::Consistent,
             start_after: None,
             limit: 0,
+            format: Format::JSON,
         })
         .await
         .unwrap();
@@ -96,6 +97,7 @@ async fn follows_the_store_and_recovers_from_a_store_restart() {
             field_selector: String::new(),
             start: WatchStart::Now,
             bookmark_interval_ms: 0,
+            format: Format::JSON,
         })
         .await
         .unwrap();

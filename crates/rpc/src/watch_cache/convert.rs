@@ -1,14 +1,65 @@
 //! Watch-cache requests and events to and from their proto messages.
 
-use bytes::Bytes;
 use keelson_api::{
-    object_of_line, CacheEvent, CacheEventType, CacheListRequest, CacheWatchRequest, ListRevision,
-    WatchStart,
+    CacheEvent, CacheEventType, CacheListRequest, CacheWatchRequest, ListRevision, WatchStart,
 };
 use keelson_apimachinery::ApiError;
+use keelson_codec::{Encoding, Format, MetaVersion, Target};
 
 use crate::convert::{bad_enum, gr_from_pb, gr_to_pb, missing};
 use crate::pb::watch as pb;
+
+pub(crate) fn format_to_pb(f: Format) -> pb::Format {
+    let encoding = match f.encoding {
+        Encoding::Json => pb::Encoding::Json,
+        Encoding::Yaml => pb::Encoding::Yaml,
+        Encoding::Protobuf => pb::Encoding::Protobuf,
+        Encoding::Cbor => pb::Encoding::Cbor,
+    };
+    let version = |v: MetaVersion| match v {
+        MetaVersion::V1 => pb::MetaVersion::V1,
+        MetaVersion::V1beta1 => pb::MetaVersion::V1beta1,
+    };
+    let (target, meta_version) = match f.target {
+        Target::Object => (pb::TargetKind::Object, pb::MetaVersion::Unspecified),
+        Target::Table(v) => (pb::TargetKind::Table, version(v)),
+        Target::PartialObjectMetadata(v) => (pb::TargetKind::PartialObjectMetadata, version(v)),
+        Target::PartialObjectMetadataList(v) => {
+            (pb::TargetKind::PartialObjectMetadataList, version(v))
+        }
+    };
+    pb::Format {
+        encoding: encoding.into(),
+        target: target.into(),
+        meta_version: meta_version.into(),
+    }
+}
+
+pub(crate) fn format_from_pb(service: &str, f: Option<pb::Format>) -> Result<Format, ApiError> {
+    let f = f.ok_or_else(|| missing(service, "format"))?;
+    let encoding = match pb::Encoding::try_from(f.encoding) {
+        Ok(pb::Encoding::Json) => Encoding::Json,
+        Ok(pb::Encoding::Yaml) => Encoding::Yaml,
+        Ok(pb::Encoding::Protobuf) => Encoding::Protobuf,
+        Ok(pb::Encoding::Cbor) => Encoding::Cbor,
+        _ => return Err(bad_enum(service, "encoding", f.encoding)),
+    };
+    let version = || match pb::MetaVersion::try_from(f.meta_version) {
+        Ok(pb::MetaVersion::V1) => Ok(MetaVersion::V1),
+        Ok(pb::MetaVersion::V1beta1) => Ok(MetaVersion::V1beta1),
+        _ => Err(bad_enum(service, "meta version", f.meta_version)),
+    };
+    let target = match pb::TargetKind::try_from(f.target) {
+        Ok(pb::TargetKind::Object) => Target::Object,
+        Ok(pb::TargetKind::Table) => Target::Table(version()?),
+        Ok(pb::TargetKind::PartialObjectMetadata) => Target::PartialObjectMetadata(version()?),
+        Ok(pb::TargetKind::PartialObjectMetadataList) => {
+            Target::PartialObjectMetadataList(version()?)
+        }
+        _ => return Err(bad_enum(service, "target", f.target)),
+    };
+    Ok(Format { encoding, target })
+}
 
 pub(crate) fn list_request_to_pb(r: &CacheListRequest) -> pb::ListRequest {
     let (kind, revision) = match r.revision {
@@ -27,6 +78,7 @@ pub(crate) fn list_request_to_pb(r: &CacheListRequest) -> pb::ListRequest {
         start_after: r.start_after.clone(),
         // usize always fits in u64 on supported targets.
         limit: u64::try_from(r.limit).unwrap_or(u64::MAX),
+        format: Some(format_to_pb(r.format)),
     }
 }
 
@@ -50,6 +102,7 @@ pub(crate) fn list_request_from_pb(
         start_after: r.start_after,
         // A limit beyond the address space means "no smaller limit".
         limit: usize::try_from(r.limit).unwrap_or(usize::MAX),
+        format: format_from_pb(service, r.format)?,
     })
 }
 
@@ -71,6 +124,7 @@ pub(crate) fn watch_request_to_pb(r: &CacheWatchRequest) -> pb::WatchRequest {
         initial_events_end,
         after_revision,
         bookmark_interval_ms: r.bookmark_interval_ms,
+        format: Some(format_to_pb(r.format)),
     }
 }
 
@@ -94,10 +148,11 @@ pub(crate) fn watch_request_from_pb(
         field_selector: r.field_selector,
         start,
         bookmark_interval_ms: r.bookmark_interval_ms,
+        format: format_from_pb(service, r.format)?,
     })
 }
 
-/// The object is shared (`Bytes` clone), not copied.
+/// The frame is shared (`Bytes` clone), not copied.
 pub(crate) fn event_to_pb(e: &CacheEvent) -> pb::WatchEvent {
     let event_type = match e.event_type {
         CacheEventType::Added => pb::EventType::Added,
@@ -109,7 +164,8 @@ pub(crate) fn event_to_pb(e: &CacheEvent) -> pb::WatchEvent {
     pb::WatchEvent {
         event_type: event_type.into(),
         revision: e.revision,
-        line: e.line.clone(),
+        frame: e.frame.clone(),
+        format: Some(format_to_pb(e.format)),
     }
 }
 
@@ -122,17 +178,9 @@ pub(crate) fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<CacheEve
         Ok(pb::EventType::InitialEventsEnd) => CacheEventType::InitialEventsEnd,
         _ => return Err(bad_enum(service, "event type", e.event_type)),
     };
-    if e.line.is_empty() {
-        return Ok(CacheEvent::new(event_type, e.revision, Bytes::new()));
-    }
-    let object = object_of_line(event_type, &e.line).ok_or_else(|| {
-        ApiError::internal(format!("{service} rpc: a watch event line is malformed"))
-    })?;
-    Ok(CacheEvent {
-        event_type,
-        revision: e.revision,
-        object,
-        line: e.line,
+    let format = format_from_pb(service, e.format)?;
+    CacheEvent::from_frame(event_type, e.revision, format, e.frame).ok_or_else(|| {
+        ApiError::internal(format!("{service} rpc: a watch event frame is malformed"))
     })
 }
 
@@ -151,6 +199,7 @@ mod tests {
             revision,
             start_after: Some("ns1/a".into()),
             limit: 500,
+            format: Format::JSON,
         }
     }
 
@@ -180,6 +229,7 @@ mod tests {
             revision: ListRevision::Any,
             start_after: None,
             limit: 0,
+            format: Format::YAML,
         };
         assert_eq!(
             list_request_from_pb("watch cache", list_request_to_pb(&r)).unwrap(),
@@ -207,6 +257,7 @@ mod tests {
                 field_selector: String::new(),
                 start,
                 bookmark_interval_ms: 1500,
+                format: Format::JSON,
             };
             assert_eq!(
                 watch_request_from_pb("watch cache", watch_request_to_pb(&r)).unwrap(),
@@ -227,24 +278,24 @@ mod tests {
             (CacheEventType::Bookmark, Bytes::new()),
             (CacheEventType::InitialEventsEnd, Bytes::new()),
         ] {
-            let e = CacheEvent::new(event_type, 7, object);
+            let e = CacheEvent::new(event_type, 7, Format::JSON, &object).unwrap();
             assert_eq!(event_from_pb("watch cache", event_to_pb(&e)).unwrap(), e);
         }
     }
 
     #[test]
-    fn events_share_the_line_and_the_object_is_a_slice_of_it() {
-        let e = CacheEvent::new(CacheEventType::Added, 1, Bytes::from(vec![b'x'; 64]));
+    fn events_share_the_frame_and_the_object_is_a_slice_of_it() {
+        let e = CacheEvent::new(CacheEventType::Added, 1, Format::JSON, &[b'x'; 64]).unwrap();
         let pb = event_to_pb(&e);
-        assert_eq!(pb.line.as_ptr(), e.line.as_ptr());
+        assert_eq!(pb.frame.as_ptr(), e.frame.as_ptr());
         let back = event_from_pb("watch cache", pb).unwrap();
         assert_eq!(back.object, e.object);
-        let inside = back.line.as_ptr() as usize..back.line.as_ptr() as usize + back.line.len();
+        let inside = back.frame.as_ptr() as usize..back.frame.as_ptr() as usize + back.frame.len();
         assert!(inside.contains(&(back.object.as_ptr() as usize)));
     }
 
     #[test]
-    fn a_malformed_line_is_an_internal_error() {
+    fn a_malformed_frame_is_an_internal_error() {
         for line in [
             &b"{\"type\":\"MODIFIED\",\"object\":{}}\n"[..],
             b"garbage",
@@ -253,7 +304,8 @@ mod tests {
             let e = pb::WatchEvent {
                 event_type: pb::EventType::Added.into(),
                 revision: 1,
-                line: Bytes::copy_from_slice(line),
+                frame: Bytes::copy_from_slice(line),
+                format: Some(format_to_pb(Format::JSON)),
             };
             let err = event_from_pb("watch cache", e).unwrap_err();
             assert_eq!(err.code, 500, "{line:?}");
@@ -278,6 +330,7 @@ mod tests {
             field_selector: String::new(),
             start: WatchStart::Now,
             bookmark_interval_ms: 0,
+            format: Format::JSON,
         });
         w.start = 9;
         let err = watch_request_from_pb("watch cache", w).unwrap_err();
@@ -286,7 +339,8 @@ mod tests {
         let e = pb::WatchEvent {
             event_type: 0,
             revision: 1,
-            line: Bytes::new(),
+            frame: Bytes::new(),
+            format: Some(format_to_pb(Format::JSON)),
         };
         let err = event_from_pb("watch cache", e).unwrap_err();
         assert!(err.message.contains("invalid event type 0"), "{err}");
@@ -298,5 +352,32 @@ mod tests {
         l.gr = None;
         let err = list_request_from_pb("watch cache", l).unwrap_err();
         assert!(err.message.contains("missing gr"), "{err}");
+    }
+
+    #[test]
+    fn every_format_round_trips() {
+        let mut targets = vec![Target::Object];
+        for v in [MetaVersion::V1, MetaVersion::V1beta1] {
+            targets.extend([
+                Target::Table(v),
+                Target::PartialObjectMetadata(v),
+                Target::PartialObjectMetadataList(v),
+            ]);
+        }
+        for encoding in Encoding::ALL {
+            for &target in &targets {
+                let f = Format { encoding, target };
+                assert_eq!(
+                    format_from_pb("watch cache", Some(format_to_pb(f))).unwrap(),
+                    f
+                );
+            }
+        }
+        let err = format_from_pb("watch cache", None).unwrap_err();
+        assert!(err.message.contains("missing format"), "{err}");
+        let mut f = format_to_pb(Format::JSON);
+        f.target = pb::TargetKind::Table.into();
+        let err = format_from_pb("watch cache", Some(f)).unwrap_err();
+        assert!(err.message.contains("invalid meta version 0"), "{err}");
     }
 }

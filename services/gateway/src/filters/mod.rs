@@ -25,8 +25,9 @@ use std::sync::Arc;
 use http::{Request, Response};
 use keelson_apimachinery::ApiError;
 
-use crate::http_util::{status_response, Body, Output, Query};
+use crate::http_util::{status_response, Body, Query};
 use crate::Backends;
+use keelson_codec::Format;
 
 /// Per-server state shared by all connections.
 pub struct State {
@@ -57,7 +58,7 @@ async fn chain(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Respon
             )
             .await
         }
-        None => status_response(&ApiError::unauthorized(), Output::Json),
+        None => status_response(&ApiError::unauthorized(), Format::JSON),
     };
     // Whatever the handler did not read is drained in the background.
     drop(body);

@@ -9,7 +9,8 @@ use keelson_apimachinery::ApiError;
 
 use super::discovery_cache::{docs, Doc};
 use crate::filters::request_info::Target;
-use crate::http_util::{bytes_response, parse_accept, status_response, Body, Output, Query};
+use crate::http_util::{bytes_response, status_response, Body, Query};
+use keelson_codec::{parse_accept, Format};
 
 /// Serve a discovery or OpenAPI target.
 pub(crate) fn serve(
@@ -59,7 +60,7 @@ impl AsRef<[u8]> for SharedDoc {
 }
 
 fn not_found() -> Response<Body> {
-    status_response(&ApiError::path_not_found(), Output::Json)
+    status_response(&ApiError::path_not_found(), Format::JSON)
 }
 
 fn json_value(v: &serde_json::Value) -> Response<Body> {
@@ -156,6 +157,6 @@ fn discovery(core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Bo
         &ApiError::not_acceptable(
             "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         ),
-        Output::Json,
+        Format::JSON,
     )
 }

@@ -5,23 +5,22 @@
 use std::time::Duration;
 
 use base64::Engine;
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use futures::stream::{BoxStream, StreamExt};
 use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use keelson_api::{CacheListRequest, ListRevision};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
+use keelson_codec::list::{item_format, ListEncoder};
+use keelson_codec::Format;
 use keelson_registry::ResourceInfo;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::filters::request_info::ResourceRequest;
-use crate::http_util::{encode, Body, Output, Query};
+use crate::http_util::{bytes_response, Body, Query};
 use crate::Backends;
-
-/// Body frames of a streamed list are cut at about this size.
-const FRAME_BYTES: usize = 64 * 1024;
 
 /// How long a list for a revision the store has not reached waits for it
 /// (kube-apiserver's watch cache waits 3 s) before `504`.
@@ -163,15 +162,16 @@ pub fn parse(q: &Query) -> ApiResult<ListOptions> {
     })
 }
 
-/// Serve a list from the watch cache. JSON is streamed: the list's head,
-/// then the items as the cache yields them, in frames of about 64 KiB, so
-/// a large list is never held whole in memory.
+/// Serve a list from the watch cache through the codec's [`ListEncoder`].
+/// JSON is streamed: the list's head, then the items as the cache yields
+/// them, in frames of about 64 KiB, so a large list is never held whole in
+/// memory; YAML is written whole.
 pub async fn serve(
     b: &Backends,
     info: &'static ResourceInfo,
     ri: &ResourceRequest,
     q: &Query,
-    out: Output,
+    out: Format,
 ) -> ApiResult<Response<Body>> {
     let opts = parse(q)?;
     let label_selector = q.get("labelSelector").unwrap_or("").to_string();
@@ -184,6 +184,7 @@ pub async fn serve(
         revision: opts.snapshot,
         start_after: opts.start_after.clone(),
         limit: opts.limit,
+        format: item_format(out),
     };
     let list = match b.watch.list(req).await {
         Err(e) if e.code == 410 && opts.start_after.is_some() => {
@@ -210,65 +211,57 @@ pub async fn serve(
         "apiVersion": info.api_version(),
         "metadata": metadata,
     });
-    match out {
-        Output::Json => Ok(json_stream(head, list.items)),
-        Output::Yaml => {
-            let mut items = Vec::new();
-            let mut stream = list.items;
-            while let Some(item) = stream.next().await {
-                let item = item?;
-                items.push(serde_json::from_slice::<Value>(&item).map_err(|e| {
-                    ApiError::internal(format!("a cached list item is not JSON: {e}"))
-                })?);
-            }
-            let mut whole = head;
-            whole["items"] = Value::Array(items);
-            Ok(encode(200, out, &whole))
+    let mut enc = ListEncoder::new(out, &head)?;
+    let mut items = list.items;
+    if !enc.streams() {
+        while let Some(item) = items.next().await {
+            enc.push(&item?)?;
         }
+        return Ok(bytes_response(200, out.content_type(), enc.finish()?));
     }
+    Ok(stream(enc, items))
 }
 
-/// `{"kind":..,"apiVersion":..,"metadata":..,"items":[` item `,` item `]}`
-/// as a body stream. An item stream that fails mid-way ends the body
-/// early (the status line is gone); the client sees a truncated list.
-fn json_stream(head: Value, items: BoxStream<'static, ApiResult<Bytes>>) -> Response<Body> {
-    let mut first = serde_json::to_vec(&head).unwrap_or_default();
-    // Re-open the head object to append the items array.
-    first.pop();
-    first.extend_from_slice(b",\"items\":[");
+/// A streamed list as a body: the encoder's frames as the items arrive.
+/// An item stream that fails mid-way ends the body early (the status line
+/// is gone); the client sees a truncated list.
+fn stream(mut enc: ListEncoder, items: BoxStream<'static, ApiResult<Bytes>>) -> Response<Body> {
+    let content_type = enc.format().content_type();
     // A task feeds a small channel: the body needs a `Sync` stream, and the
     // channel's bound is the list's only buffering (two frames).
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(2);
     tokio::spawn(async move {
         let mut items = items;
-        let mut buf = BytesMut::from(&first[..]);
-        let mut count = 0usize;
         while let Some(item) = items.next().await {
-            let item = match item {
-                Ok(i) => i,
+            let frame = match item
+                .map_err(|e| e.message)
+                .and_then(|i| enc.push(&i).map_err(|e| e.to_string()))
+            {
+                Ok(frame) => frame,
                 Err(e) => {
-                    tracing::warn!(error = %e.message, "list stream broke; truncating the response");
+                    tracing::warn!(error = %e, "list stream broke; truncating the response");
                     return;
                 }
             };
-            if count > 0 {
-                buf.put_u8(b',');
-            }
-            count += 1;
-            buf.put_slice(&item);
-            if buf.len() >= FRAME_BYTES && tx.send(buf.split().freeze()).await.is_err() {
-                return;
+            if let Some(frame) = frame {
+                if tx.send(frame).await.is_err() {
+                    return;
+                }
             }
         }
-        buf.put_slice(b"]}");
-        let _ = tx.send(buf.freeze()).await;
+        match enc.finish() {
+            Ok(last) => {
+                let _ = tx.send(last).await;
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot end a list; truncating the response"),
+        }
     });
     let body = tokio_stream::wrappers::ReceiverStream::new(rx)
         .map(|b| Ok::<_, std::convert::Infallible>(Frame::data(b)));
     let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(body)));
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
+        http::HeaderValue::from_static(content_type),
     );
     resp
 }

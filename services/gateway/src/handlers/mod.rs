@@ -37,8 +37,9 @@ use serde_json::Value;
 use crate::filters::limits::RequestBody;
 use crate::filters::request_info::{ResourceRequest, Target, Verb};
 use crate::filters::State;
-use crate::http_util::{negotiate_output, status_response, Body, Output, Query};
+use crate::http_util::{status_response, Body, Query};
 use crate::Backends;
+use keelson_codec::{negotiate_output, Format};
 
 /// A successful handler result: status code, object, warnings.
 pub(crate) struct Reply {
@@ -119,10 +120,10 @@ pub(crate) async fn route(
         Target::Resource(ri) => {
             let out = match negotiate_output(accept) {
                 Ok(o) => o,
-                Err(e) => return status_response(&e, Output::Json),
+                Err(e) => return status_response(&e, Format::JSON),
             };
             resource::serve(&state.backends, verb, &ri, query, headers, body, out).await
         }
-        Target::Unknown => status_response(&ApiError::path_not_found(), Output::Json),
+        Target::Unknown => status_response(&ApiError::path_not_found(), Format::JSON),
     }
 }

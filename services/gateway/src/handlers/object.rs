@@ -7,44 +7,17 @@ use keelson_apimachinery::{ApiError, ApiResult};
 use serde_json::{Map, Value};
 
 use super::Ctx;
-use crate::http_util::{negotiate_input, Input};
+use keelson_codec::{decode::decode_object, negotiate_input, Encoding};
+
+pub(crate) use keelson_codec::decode::summary;
+
 /// Decode a body by its Content-Type; the raw bytes come back for JSON
 /// (duplicate-field detection).
 pub(crate) fn decode_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<(Value, Option<Vec<u8>>)> {
     let input = negotiate_input(cx.header(http::header::CONTENT_TYPE))?;
-    let value: Value = match input {
-        Input::Json => serde_json::from_slice(body).map_err(|e| decode_error(cx, body, &e))?,
-        Input::Yaml => serde_yaml::from_slice(body).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): {} ({})",
-                cx.info.kind,
-                e,
-                summary(body)
-            ))
-        })?,
-        Input::Protobuf => crate::protobuf::decode(body)?,
-    };
-    let raw = (input == Input::Json).then(|| body.to_vec());
+    let value = decode_object(input, body, &cx.info.kind)?;
+    let raw = (input == Encoding::Json).then(|| body.to_vec());
     Ok((value, raw))
-}
-
-/// kube's 30-byte body summary in decode errors.
-pub(crate) fn summary(body: &[u8]) -> String {
-    let s = String::from_utf8_lossy(body);
-    let mut out: String = s.chars().take(30).collect();
-    if s.chars().count() > 30 {
-        out.push_str(" ...");
-    }
-    out
-}
-
-fn decode_error(cx: &Ctx<'_>, body: &[u8], e: &serde_json::Error) -> ApiError {
-    ApiError::bad_request(format!(
-        "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {} ({})",
-        cx.info.kind,
-        e,
-        summary(body)
-    ))
 }
 
 /// Check and fill `apiVersion`, `kind` and `metadata.namespace` of a body.

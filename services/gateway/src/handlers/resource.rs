@@ -8,8 +8,9 @@ use keelson_registry::ResourceInfo;
 use super::{plain, Ctx, HandlerResult};
 use crate::filters::limits::RequestBody;
 use crate::filters::request_info::{ResourceRequest, Verb};
-use crate::http_util::{add_warnings, encode, status_response, Body, Output, Query};
+use crate::http_util::{add_warnings, encode, status_response, Body, Query};
 use crate::Backends;
+use keelson_codec::Format;
 
 /// Serve one resource request.
 pub(crate) async fn serve(
@@ -19,7 +20,7 @@ pub(crate) async fn serve(
     query: &Query,
     headers: &HeaderMap,
     body: &mut RequestBody,
-    out: Output,
+    out: Format,
 ) -> Response<Body> {
     let info = match resolve(ri) {
         Ok(info) => info,

@@ -26,6 +26,7 @@ use keelson_api::{
     CacheEvent, CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart,
 };
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
+use keelson_codec::{encode_event_value, EventType, Format};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
 
@@ -142,11 +143,14 @@ fn parse_params(info: &ResourceInfo, q: &Query) -> ApiResult<Params> {
     })
 }
 
-fn line(event_type: &str, object: &Value) -> Bytes {
-    let mut b =
-        serde_json::to_vec(&json!({"type": event_type, "object": object})).unwrap_or_default();
-    b.push(b'\n');
-    Bytes::from(b)
+/// Watches are streamed as JSON whatever the Accept header says (YAML has
+/// no stream serializer; Protobuf and CBOR watches are not served yet).
+const WATCH_FORMAT: Format = Format::JSON;
+
+/// One frame of the watch stream around an object the gateway makes
+/// itself (bookmarks, `ERROR` Status events).
+fn frame(t: EventType, object: &Value) -> Bytes {
+    encode_event_value(WATCH_FORMAT, t, object).unwrap_or_default()
 }
 
 fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
@@ -154,8 +158,8 @@ fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
     if initial_end {
         metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
-    line(
-        "BOOKMARK",
+    frame(
+        EventType::Bookmark,
         &json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": metadata}),
     )
 }
@@ -179,6 +183,7 @@ fn cache_request(
         } else {
             0
         },
+        format: WATCH_FORMAT,
     }
 }
 
@@ -210,7 +215,7 @@ pub async fn serve(
         Ok(events) => Feed::new(b.watch.clone(), info, p, req, events).into_stream(),
         // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.code == 410 => {
-            futures::stream::iter([line("ERROR", &e.to_status_json())]).boxed()
+            futures::stream::iter([frame(EventType::Error, &e.to_status_json())]).boxed()
         }
         Err(e) => return Err(e),
     };
@@ -218,7 +223,7 @@ pub async fn serve(
     let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(frames)));
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
+        http::HeaderValue::from_static(WATCH_FORMAT.content_type()),
     );
     Ok(resp)
 }
@@ -361,15 +366,15 @@ impl Feed {
                     }
                 }
             }
-            Some(Err(e)) => Step::End(Some(line("ERROR", &e.to_status_json()))),
+            Some(Err(e)) => Step::End(Some(frame(EventType::Error, &e.to_status_json()))),
             Some(Ok(ev)) => {
                 if self.req.start == WatchStart::Now {
                     self.resumable = true;
                 }
                 let out = match ev.event_type {
-                    // The cache's line, shared with every other watcher.
+                    // The cache's frame, shared with every other watcher.
                     CacheEventType::Added | CacheEventType::Modified | CacheEventType::Deleted => {
-                        Some(ev.line)
+                        Some(ev.frame)
                     }
                     CacheEventType::Bookmark => self
                         .p

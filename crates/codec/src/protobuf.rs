@@ -5,6 +5,8 @@
 //! The wire types come from the `k8s-pb` crate; the conversion to JSON is
 //! written here per kind because `k8s-pb` has no JSON mapping. Other kinds
 //! answer `415` until the general Protobuf codec lands.
+//!
+//! Moved here from the gateway unchanged; [`crate::decode`] calls it.
 
 use std::collections::BTreeMap;
 
@@ -103,7 +105,7 @@ fn object_meta(m: Option<&meta::ObjectMeta>) -> Value {
 }
 
 /// Decode a Protobuf body into the JSON object it stands for.
-pub fn decode(body: &[u8]) -> Result<Value, ApiError> {
+pub(crate) fn decode(body: &[u8]) -> Result<Value, ApiError> {
     let rest = body
         .strip_prefix(MAGIC)
         .ok_or_else(|| bad("missing the k8s\\0 prefix"))?;

@@ -1,0 +1,124 @@
+//! The serializer table (apimachinery's `SerializerInfo`s): one entry per
+//! media type with whether Keelson writes it, whether it decodes request
+//! bodies in it, and its stream serializer (the media type of a watch
+//! stream and the framer that delimits its events).
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use crate::error::CodecError;
+use crate::format::{Encoding, Format};
+use crate::framer::Framer;
+
+/// How a media type is streamed (watch responses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamSerializerInfo {
+    /// The Content-Type of the stream.
+    pub media_type: &'static str,
+    /// How events are delimited in it.
+    pub framer: Framer,
+}
+
+/// One media type of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SerializerInfo {
+    pub encoding: Encoding,
+    /// `type/subtype`.
+    pub media_type: &'static str,
+    /// Responses are written in it.
+    pub served: bool,
+    /// Request bodies are decoded from it.
+    pub decodes: bool,
+    /// How a watch is streamed in it; `None` when it cannot be (YAML).
+    pub stream: Option<StreamSerializerInfo>,
+}
+
+/// Every media type Kubernetes knows, in [`Encoding::index`] order.
+pub const SERIALIZERS: [SerializerInfo; 4] = [
+    SerializerInfo {
+        encoding: Encoding::Json,
+        media_type: "application/json",
+        served: true,
+        decodes: true,
+        stream: Some(StreamSerializerInfo {
+            media_type: "application/json",
+            framer: Framer::Json,
+        }),
+    },
+    SerializerInfo {
+        encoding: Encoding::Yaml,
+        media_type: "application/yaml",
+        served: true,
+        decodes: true,
+        stream: None,
+    },
+    SerializerInfo {
+        encoding: Encoding::Protobuf,
+        media_type: "application/vnd.kubernetes.protobuf",
+        served: false,
+        // For the kinds kubectl's generator commands send that way.
+        decodes: true,
+        stream: Some(StreamSerializerInfo {
+            media_type: "application/vnd.kubernetes.protobuf;stream=watch",
+            framer: Framer::LengthDelimited,
+        }),
+    },
+    SerializerInfo {
+        encoding: Encoding::Cbor,
+        media_type: "application/cbor",
+        served: false,
+        decodes: false,
+        stream: Some(StreamSerializerInfo {
+            media_type: "application/cbor-seq",
+            framer: Framer::Cbor,
+        }),
+    },
+];
+
+/// The table entry of an encoding.
+pub fn serializer(encoding: Encoding) -> &'static SerializerInfo {
+    &SERIALIZERS[encoding.index()]
+}
+
+/// Encode an object in `format`: converted to the format's target, then
+/// written in its encoding.
+pub fn encode(format: Format, object: &Value) -> Result<Bytes, CodecError> {
+    let converted = crate::target::convert(format, object)?;
+    let object = converted.as_ref().unwrap_or(object);
+    match format.encoding {
+        Encoding::Json => Ok(Bytes::from(serde_json::to_vec(object)?)),
+        Encoding::Yaml => serde_yaml::to_string(object)
+            .map(Bytes::from)
+            .map_err(|e| CodecError::Yaml(e.to_string())),
+        Encoding::Protobuf | Encoding::Cbor => Err(CodecError::NotServed(format)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_table_is_in_encoding_order() {
+        for e in Encoding::ALL {
+            assert_eq!(serializer(e).encoding, e);
+            assert_eq!(serializer(e).media_type, e.media_type());
+        }
+    }
+
+    #[test]
+    fn json_and_yaml_objects() {
+        let o = json!({"kind": "ConfigMap", "apiVersion": "v1", "data": {"a": "b"}});
+        assert_eq!(
+            &encode(Format::JSON, &o).unwrap()[..],
+            br#"{"kind":"ConfigMap","apiVersion":"v1","data":{"a":"b"}}"#
+        );
+        assert_eq!(
+            &encode(Format::YAML, &o).unwrap()[..],
+            b"kind: ConfigMap\napiVersion: v1\ndata:\n  a: b\n"
+        );
+        let e = encode(Format::object(Encoding::Protobuf), &o).unwrap_err();
+        assert!(matches!(e, CodecError::NotServed(_)), "{e}");
+    }
+}
