@@ -405,8 +405,10 @@ async fn api_errors_cross_with_their_code_and_message() {
     let env = Env::new().await;
     seed(&env).await;
     // Forget every old revision.
-    let mvcc = env.store.mvcc();
-    mvcc.compact_to(mvcc.current_revision()).unwrap();
+    let kv = env.store.kv();
+    kv.compact(kv.current_revision().await.unwrap())
+        .await
+        .unwrap();
 
     let expired_list = list_req(ListRevision::Exact(1));
     let local = listed(env.local.as_ref(), expired_list.clone())

@@ -1,40 +1,17 @@
 //! The crate's error type.
 
 use keelson_apimachinery::ApiError;
+use keelson_kv::KvError;
 
-/// Anything the storage layers can fail with.
+/// Anything the store can fail with outside a `StoreApi` call.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
-    /// The backend (sled, etcd, the filesystem) failed.
+    /// The key/value store failed.
+    #[error(transparent)]
+    Kv(#[from] KvError),
+    /// Opening the store failed (e.g. creating the system namespaces).
     #[error("storage backend error: {0}")]
     Backend(String),
-    /// Stored bytes could not be decoded.
-    #[error("corrupt stored data: {0}")]
-    Corrupt(String),
-    /// A read asked for a revision that compaction already removed.
-    #[error("required revision {requested} has been compacted (compacted revision {compacted})")]
-    Compacted {
-        /// The revision asked for.
-        requested: u64,
-        /// The store's compacted revision.
-        compacted: u64,
-    },
-    /// A read asked for a revision the store has not reached yet.
-    #[error("required revision {requested} is a future revision (current revision {current})")]
-    FutureRevision {
-        /// The revision asked for.
-        requested: u64,
-        /// The store's current revision.
-        current: u64,
-    },
-    /// A compare-and-set write found the key at another revision.
-    #[error("key changed concurrently (expected {expected:?}, found {found:?})")]
-    Conflict {
-        /// What the writer expected (`None`: absent).
-        expected: Option<u64>,
-        /// What the store holds (`None`: absent).
-        found: Option<u64>,
-    },
     /// An object key cannot be stored (contains `/` or NUL, or is empty).
     #[error("invalid object key: {0}")]
     InvalidKey(String),
@@ -47,4 +24,11 @@ impl From<StorageError> for ApiError {
             other => ApiError::internal(other),
         }
     }
+}
+
+/// A key/value error as a Kubernetes Status: a 500. The cases a caller can
+/// expect (compaction, future revisions) are mapped where they arise, with
+/// kube's wording for that call.
+pub(crate) fn kv_error(e: KvError) -> ApiError {
+    StorageError::Kv(e).into()
 }

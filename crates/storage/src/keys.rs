@@ -53,8 +53,11 @@ pub fn object_key(key: &ObjectKey) -> Result<Vec<u8>, StorageError> {
 
 /// Parse engine key bytes back into an [`ObjectKey`].
 pub fn parse_object_key(bytes: &[u8]) -> Result<ObjectKey, StorageError> {
-    let s = std::str::from_utf8(bytes)
-        .map_err(|_| StorageError::Corrupt("object key is not UTF-8".into()))?;
+    let s = std::str::from_utf8(bytes).map_err(|_| {
+        StorageError::Kv(keelson_kv::KvError::Corrupt(
+            "object key is not UTF-8".into(),
+        ))
+    })?;
     let parts: Vec<&str> = s.split('/').collect();
     match parts.as_slice() {
         [group, resource, namespace, name] => {
@@ -65,7 +68,9 @@ pub fn parse_object_key(bytes: &[u8]) -> Result<ObjectKey, StorageError> {
                 name,
             ))
         }
-        _ => Err(StorageError::Corrupt(format!("malformed object key {s:?}"))),
+        _ => Err(StorageError::Kv(keelson_kv::KvError::Corrupt(format!(
+            "malformed object key {s:?}"
+        )))),
     }
 }
 

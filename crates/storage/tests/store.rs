@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use keelson_api::{CreateOptions, DeleteOptions, DeleteOutcome, StoreApi, UpdateOptions};
 use keelson_apimachinery::{GroupResource, ObjectKey};
+use keelson_kv::RangeRequest;
 use serde_json::json;
 
 #[tokio::test]
@@ -598,11 +599,16 @@ async fn list_snapshot_is_never_torn_by_concurrent_writes() {
         let l = s.list(&cms(), Some("ns")).await.unwrap();
         // Compare with an exact read at the same revision.
         let prefix = keelson_storage::keys::prefix(&cms(), Some("ns")).unwrap();
-        let exact = s.mvcc().list_at(&prefix, l.resource_version).unwrap();
+        let exact = s
+            .kv()
+            .range(RangeRequest::prefix(prefix).at(l.resource_version))
+            .await
+            .unwrap()
+            .kvs;
         assert_eq!(l.items.len(), exact.len());
         for (item, v) in l.items.iter().zip(&exact) {
-            assert_eq!(rv(item), v.revision);
-            assert!(v.revision <= l.resource_version);
+            assert_eq!(rv(item), v.mod_revision);
+            assert!(v.mod_revision <= l.resource_version);
         }
         assert!((1..=2).contains(&l.items.len()), "{:?}", l.items);
         checked += 1;
@@ -726,11 +732,12 @@ async fn compact_now_forgets_old_revisions_but_keeps_live_objects() {
     let compacted = s.compact_now().await.unwrap();
     assert_eq!(compacted, rv(&u));
     let ek = keelson_storage::keys::object_key(&key).unwrap();
-    let e = s.mvcc().get_at(&ek, rv(&c)).unwrap_err();
-    assert!(
-        matches!(e, keelson_storage::StorageError::Compacted { .. }),
-        "{e}"
-    );
+    let e = s
+        .kv()
+        .range(RangeRequest::key(ek).at(rv(&c)))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, keelson_kv::KvError::Compacted { .. }), "{e}");
     assert_eq!(s.get(&key).await.unwrap(), u);
     assert_eq!(
         s.list(&GroupResource::new("", "namespaces"), None)

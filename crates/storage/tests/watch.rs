@@ -325,7 +325,7 @@ async fn compaction_overtaking_a_slow_reader_ends_the_stream_with_410() {
     }
     let mut w = s.watch(&cms(), None, start).await.unwrap();
     let current = s.current_revision().await.unwrap();
-    assert_eq!(s.mvcc().compact_to(current).unwrap(), current);
+    assert_eq!(s.kv().compact(current).await.unwrap(), current);
 
     assert_eq!(next(&mut w).await.unwrap().object, a);
     let err = next(&mut w).await.unwrap_err();

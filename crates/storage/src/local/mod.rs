@@ -1,9 +1,11 @@
-//! [`LocalStore`]: the [`StoreApi`] implementation over [`Mvcc`] on sled,
-//! following kube-apiserver's generic registry (`registry/store.go`).
+//! [`LocalStore`]: the [`StoreApi`] implementation over any
+//! [`RevisionedKv`], following kube-apiserver's generic registry
+//! (`registry/generic/registry/store.go`).
 
 mod bootstrap;
 pub mod names;
 pub mod object;
+mod update;
 mod watch;
 
 use std::path::Path;
@@ -15,23 +17,24 @@ use keelson_api::{
 };
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey, StatusReason};
+use keelson_kv::{
+    Compare, KeyValue, KvError, RangeRequest, RangeResponse, RevisionedKv, TxnOp, TxnRequest,
+    TxnResponse,
+};
+use keelson_kv_sled::SledKv;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::config::StoreConfig;
-use crate::engine::Engine;
-use crate::error::StorageError;
+use crate::error::{kv_error, StorageError};
 use crate::keys;
-use crate::mvcc::{Expect, Mvcc, Versioned};
-use crate::sled_engine::SledEngine;
 
 pub use bootstrap::{namespace_object, SYSTEM_NAMESPACES};
 use object::Graceful;
+use update::{Decision, Updated};
 
 /// Attempts for a generated name before giving up (kube: 8).
 const GENERATE_NAME_ATTEMPTS: usize = 8;
-/// Compare-and-set retries of one update/delete before reporting a conflict.
-const CAS_ATTEMPTS: usize = 100;
 
 /// The local store. Cheap to clone (shared state inside).
 #[derive(Clone)]
@@ -40,7 +43,7 @@ pub struct LocalStore {
 }
 
 struct Inner {
-    mvcc: Mvcc,
+    kv: Arc<dyn RevisionedKv>,
     config: StoreConfig,
     compactor: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
@@ -55,26 +58,25 @@ impl Drop for Inner {
     }
 }
 
-fn is_conflict(e: &StorageError) -> bool {
-    matches!(e, StorageError::Conflict { .. })
-}
-
 impl LocalStore {
-    /// Open (or create) the store in `dir`, create the system namespaces
-    /// when absent and start the background compactor. Must run inside a
-    /// tokio runtime.
+    /// Open (or create) the store on sled in `dir`, create the system
+    /// namespaces when absent and start the background compactor. Must run
+    /// inside a tokio runtime.
     pub async fn open(dir: &Path, config: StoreConfig) -> Result<LocalStore, StorageError> {
-        let dir = dir.to_path_buf();
-        let cache = config.cache_capacity;
-        let mvcc = tokio::task::spawn_blocking(move || {
-            let engine: Arc<dyn Engine> = Arc::new(SledEngine::open(&dir, cache)?);
-            Mvcc::open(engine)
-        })
-        .await
-        .map_err(|e| StorageError::Backend(format!("open task failed: {e}")))??;
+        let kv = SledKv::open(dir, config.cache_capacity).await?;
+        LocalStore::with_kv(Arc::new(kv), config).await
+    }
+
+    /// The store over any key/value store: create the system namespaces
+    /// when absent and start the background compactor (`cache_capacity` is
+    /// not used). Must run inside a tokio runtime.
+    pub async fn with_kv(
+        kv: Arc<dyn RevisionedKv>,
+        config: StoreConfig,
+    ) -> Result<LocalStore, StorageError> {
         let store = LocalStore {
             inner: Arc::new(Inner {
-                mvcc,
+                kv,
                 config,
                 compactor: std::sync::Mutex::new(None),
             }),
@@ -93,10 +95,9 @@ impl LocalStore {
         Ok(store)
     }
 
-    /// The MVCC layer (revisioned reads, change stream) for watch and
-    /// paginated lists.
-    pub fn mvcc(&self) -> &Mvcc {
-        &self.inner.mvcc
+    /// The key/value store underneath (revisioned reads, compaction).
+    pub fn kv(&self) -> &Arc<dyn RevisionedKv> {
+        &self.inner.kv
     }
 
     /// The configuration the store was opened with.
@@ -107,15 +108,12 @@ impl LocalStore {
     /// Run a compaction now with the configured retention; returns the
     /// compacted revision.
     pub async fn compact_now(&self) -> Result<u64, StorageError> {
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || inner.mvcc.compact_retention(inner.config.retention))
-            .await
-            .map_err(|e| StorageError::Backend(format!("compaction task failed: {e}")))?
+        Ok(compact_retention(&self.inner).await?)
     }
 
-    /// Decode a stored version into an object.
-    pub fn decode(v: &Versioned) -> ApiResult<Value> {
-        object::decode(v)
+    /// Decode a stored value into an object, stamped with its mod revision.
+    pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
+        object::decode_kv(kv)
     }
 
     async fn create_object(
@@ -140,24 +138,24 @@ impl LocalStore {
             let ek = keys::object_key(&k)?;
             object::prepare_create(&mut obj, key, &name, opts.track_generation);
             if opts.dry_run {
-                if self.inner.mvcc.latest_live(&ek)?.is_some() {
+                if self.read_key(&ek).await?.is_some() {
                     continue;
                 }
                 object::remove_meta(&mut obj, "resourceVersion");
                 return Ok(obj);
             }
-            match self
-                .inner
-                .mvcc
-                .put(&ek, &object::encode(&obj)?, Expect::Absent)
-                .await
-            {
-                Ok(rev) => {
-                    set_meta_str(&mut obj, "resourceVersion", &rev.to_string());
+            // Create-if-absent: a compare on mod revision 0.
+            let request = TxnRequest {
+                key: ek,
+                compare: Compare::ModRevision(0),
+                on_success: TxnOp::Put(object::encode(&obj)?),
+            };
+            match self.inner.kv.txn(request).await.map_err(kv_error)? {
+                TxnResponse::Succeeded { revision, .. } => {
+                    set_meta_str(&mut obj, "resourceVersion", &revision.to_string());
                     return Ok(obj);
                 }
-                Err(e) if is_conflict(&e) => continue,
-                Err(e) => return Err(e.into()),
+                TxnResponse::Failed { .. } => continue,
             }
         }
         Err(ApiError::already_exists(&key.gr, &name))
@@ -170,67 +168,59 @@ impl LocalStore {
         opts: &UpdateOptions,
     ) -> ApiResult<Value> {
         object::require_object(&obj)?;
-        let ek = keys::object_key(key)?;
-        for _ in 0..CAS_ATTEMPTS {
-            let Some(current) = self.inner.mvcc.latest_live(&ek)? else {
-                if !opts.create_if_missing {
-                    return Err(ApiError::not_found(&key.gr, &key.name));
-                }
-                let copts = CreateOptions {
-                    dry_run: opts.dry_run,
-                    track_generation: opts.track_generation,
+        let updated = self
+            .guaranteed_update(key, |current| {
+                let Some(current) = current else {
+                    if !opts.create_if_missing {
+                        return Err(ApiError::not_found(&key.gr, &key.name));
+                    }
+                    // An update-create ignores the resourceVersion in the body.
+                    let mut new = obj.clone();
+                    object::prepare_create(&mut new, key, &key.name, opts.track_generation);
+                    if opts.dry_run {
+                        object::remove_meta(&mut new, "resourceVersion");
+                        return Ok(Decision::Done(new));
+                    }
+                    return Ok(Decision::Put(object::encode(&new)?, new));
                 };
-                // An update-create ignores the resourceVersion in the body.
-                match self.create_object(key, obj.clone(), &copts).await {
-                    Err(e) if e.is_already_exists() => continue,
-                    other => return other,
+                let stored = object::decode_kv(current)?;
+                let rv = meta_str(&obj, "resourceVersion");
+                if !rv.is_empty() && rv != current.mod_revision.to_string() {
+                    return Err(ApiError::optimistic_lock(&key.gr, &key.name));
                 }
-            };
-            let stored = object::decode(&current)?;
-            let rv = meta_str(&obj, "resourceVersion");
-            if !rv.is_empty() && rv != current.revision.to_string() {
-                return Err(ApiError::optimistic_lock(&key.gr, &key.name));
-            }
-            let mut new = obj.clone();
-            object::prepare_update(&mut new, &stored, key, opts.track_generation);
-            if object::is_noop(&new, &stored) {
-                return Ok(stored);
-            }
-            if object::should_delete_during_update(&new, &stored) {
+                let mut new = obj.clone();
+                object::prepare_update(&mut new, &stored, key, opts.track_generation);
+                if object::is_noop(&new, &stored) {
+                    return Ok(Decision::Done(stored));
+                }
+                if object::should_delete_during_update(&new, &stored) {
+                    if opts.dry_run {
+                        return Ok(Decision::Done(stored));
+                    }
+                    return Ok(Decision::Delete);
+                }
                 if opts.dry_run {
-                    return Ok(stored);
+                    set_meta_str(
+                        &mut new,
+                        "resourceVersion",
+                        &current.mod_revision.to_string(),
+                    );
+                    return Ok(Decision::Done(new));
                 }
-                match self
-                    .inner
-                    .mvcc
-                    .delete(&ek, Expect::Revision(current.revision))
-                    .await
-                {
-                    Ok(last) => return object::decode(&last),
-                    Err(e) if is_conflict(&e) => continue,
-                    Err(e) => return Err(e.into()),
-                }
+                Ok(Decision::Put(object::encode(&new)?, new))
+            })
+            .await?;
+        match updated {
+            Updated::Done(obj) => Ok(obj),
+            Updated::Put {
+                revision,
+                state: mut new,
+            } => {
+                set_meta_str(&mut new, "resourceVersion", &revision.to_string());
+                Ok(new)
             }
-            if opts.dry_run {
-                set_meta_str(&mut new, "resourceVersion", &current.revision.to_string());
-                return Ok(new);
-            }
-            let bytes = object::encode(&new)?;
-            match self
-                .inner
-                .mvcc
-                .put(&ek, &bytes, Expect::Revision(current.revision))
-                .await
-            {
-                Ok(rev) => {
-                    set_meta_str(&mut new, "resourceVersion", &rev.to_string());
-                    return Ok(new);
-                }
-                Err(e) if is_conflict(&e) => continue,
-                Err(e) => return Err(e.into()),
-            }
+            Updated::Deleted { revision, last } => object::decode(&last.value, revision),
         }
-        Err(ApiError::optimistic_lock(&key.gr, &key.name))
     }
 
     async fn delete_object(
@@ -238,70 +228,77 @@ impl LocalStore {
         key: &ObjectKey,
         opts: &DeleteOptions,
     ) -> ApiResult<DeleteOutcome> {
-        let ek = keys::object_key(key)?;
-        for _ in 0..CAS_ATTEMPTS {
-            let Some(current) = self.inner.mvcc.latest_live(&ek)? else {
-                return Err(ApiError::not_found(&key.gr, &key.name));
-            };
-            let stored = object::decode(&current)?;
-            object::check_preconditions(
-                key,
-                &stored,
-                opts.precondition_uid.as_deref(),
-                opts.precondition_resource_version.as_deref(),
-            )?;
-            let now = chrono::Utc::now();
-            let mut marked = stored.clone();
-            let graceful = object::before_delete(&mut marked, opts.grace_period_seconds, now);
-            let keep = match graceful {
-                Graceful::Pending => return Ok(DeleteOutcome::Marked(stored)),
-                _ if object::has_finalizers(&marked) => {
-                    if graceful == Graceful::No {
-                        object::mark_as_deleting(&mut marked, now);
+        let updated = self
+            .guaranteed_update(key, |current| {
+                let Some(current) = current else {
+                    return Err(ApiError::not_found(&key.gr, &key.name));
+                };
+                let stored = object::decode_kv(current)?;
+                object::check_preconditions(
+                    key,
+                    &stored,
+                    opts.precondition_uid.as_deref(),
+                    opts.precondition_resource_version.as_deref(),
+                )?;
+                let now = chrono::Utc::now();
+                let mut marked = stored.clone();
+                let graceful = object::before_delete(&mut marked, opts.grace_period_seconds, now);
+                let keep = match graceful {
+                    Graceful::Pending => return Ok(Decision::Done(DeleteOutcome::Marked(stored))),
+                    _ if object::has_finalizers(&marked) => {
+                        if graceful == Graceful::No {
+                            object::mark_as_deleting(&mut marked, now);
+                        }
+                        true
                     }
-                    true
-                }
-                Graceful::Yes(n) => n > 0,
-                Graceful::No => false,
-            };
-            if keep {
-                if opts.dry_run || object::is_noop(&marked, &stored) {
-                    return Ok(DeleteOutcome::Marked(if opts.dry_run {
-                        marked
-                    } else {
-                        stored
-                    }));
-                }
-                let bytes = object::encode(&marked)?;
-                match self
-                    .inner
-                    .mvcc
-                    .put(&ek, &bytes, Expect::Revision(current.revision))
-                    .await
-                {
-                    Ok(rev) => {
-                        set_meta_str(&mut marked, "resourceVersion", &rev.to_string());
-                        return Ok(DeleteOutcome::Marked(marked));
+                    Graceful::Yes(n) => n > 0,
+                    Graceful::No => false,
+                };
+                if keep {
+                    if opts.dry_run {
+                        return Ok(Decision::Done(DeleteOutcome::Marked(marked)));
                     }
-                    Err(e) if is_conflict(&e) => continue,
-                    Err(e) => return Err(e.into()),
+                    if object::is_noop(&marked, &stored) {
+                        return Ok(Decision::Done(DeleteOutcome::Marked(stored)));
+                    }
+                    return Ok(Decision::Put(object::encode(&marked)?, marked));
                 }
+                if opts.dry_run {
+                    return Ok(Decision::Done(DeleteOutcome::Deleted(stored)));
+                }
+                Ok(Decision::Delete)
+            })
+            .await?;
+        match updated {
+            Updated::Done(outcome) => Ok(outcome),
+            Updated::Put {
+                revision,
+                state: mut marked,
+            } => {
+                set_meta_str(&mut marked, "resourceVersion", &revision.to_string());
+                Ok(DeleteOutcome::Marked(marked))
             }
-            if opts.dry_run {
-                return Ok(DeleteOutcome::Deleted(stored));
-            }
-            match self
-                .inner
-                .mvcc
-                .delete(&ek, Expect::Revision(current.revision))
-                .await
-            {
-                Ok(last) => return Ok(DeleteOutcome::Deleted(object::decode(&last)?)),
-                Err(e) if is_conflict(&e) => continue,
-                Err(e) => return Err(e.into()),
-            }
+            Updated::Deleted { revision, last } => Ok(DeleteOutcome::Deleted(object::decode(
+                &last.value,
+                revision,
+            )?)),
         }
-        Err(ApiError::optimistic_lock(&key.gr, &key.name))
+    }
+
+    /// Every live object under a prefix, at the current revision or `at`.
+    async fn range(&self, prefix: Vec<u8>, at: Option<u64>) -> Result<RangeResponse, KvError> {
+        let mut request = RangeRequest::prefix(prefix);
+        request.revision = at;
+        self.inner.kv.range(request).await
+    }
+}
+
+/// Compact to the newest revision older than the retention window (when
+/// the key/value store knows write times; otherwise leave it as is).
+async fn compact_retention(inner: &Inner) -> Result<u64, KvError> {
+    match inner.kv.revision_older_than(inner.config.retention).await? {
+        Some(target) => inner.kv.compact(target).await,
+        None => inner.kv.compacted_revision().await,
     }
 }
 
@@ -314,14 +311,8 @@ async fn compactor(inner: Weak<Inner>, every: std::time::Duration) {
         let Some(strong) = inner.upgrade() else {
             return;
         };
-        let result = tokio::task::spawn_blocking(move || {
-            strong.mvcc.compact_retention(strong.config.retention)
-        })
-        .await;
-        match result {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => tracing::warn!(error = %e, "compaction failed"),
-            Err(e) => tracing::warn!(error = %e, "compaction task failed"),
+        if let Err(e) = compact_retention(&strong).await {
+            tracing::warn!(error = %e, "compaction failed");
         }
     }
 }
@@ -347,8 +338,8 @@ impl StoreApi for LocalStore {
 
     async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
         let ek = keys::object_key(key)?;
-        match self.inner.mvcc.get(&ek)? {
-            Some(v) => object::decode(&v),
+        match self.read_key(&ek).await? {
+            Some(kv) => object::decode_kv(&kv),
             None => Err(ApiError::not_found(&key.gr, &key.name)),
         }
     }
@@ -368,14 +359,15 @@ impl StoreApi for LocalStore {
 
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult> {
         let prefix = keys::prefix(gr, namespace)?;
-        let (versions, rev) = self.inner.mvcc.list(&prefix)?;
-        let items = versions
+        let read = self.range(prefix, None).await.map_err(kv_error)?;
+        let items = read
+            .kvs
             .iter()
-            .map(object::decode)
+            .map(object::decode_kv)
             .collect::<ApiResult<Vec<_>>>()?;
         Ok(ListResult {
             items,
-            resource_version: rev,
+            resource_version: read.revision,
         })
     }
 
@@ -388,10 +380,11 @@ impl StoreApi for LocalStore {
         let prefix = keys::prefix(gr, namespace)?;
         // The snapshot's stored bytes are read at once; each object is
         // decoded only when the reader gets to it.
-        let (versions, rev) = self.inner.mvcc.list(&prefix)?;
+        let read = self.range(prefix, None).await.map_err(kv_error)?;
         Ok(keelson_api::ListStream {
-            resource_version: rev,
-            items: futures::stream::iter(versions.into_iter().map(|v| object::decode(&v))).boxed(),
+            resource_version: read.revision,
+            items: futures::stream::iter(read.kvs.into_iter().map(|kv| object::decode_kv(&kv)))
+                .boxed(),
         })
     }
 
@@ -402,23 +395,24 @@ impl StoreApi for LocalStore {
         revision: u64,
     ) -> ApiResult<ListResult> {
         let prefix = keys::prefix(gr, namespace)?;
-        let versions = match self.inner.mvcc.list_at(&prefix, revision) {
-            Ok(v) => v,
-            Err(StorageError::Compacted { .. }) => {
+        let read = match self.range(prefix, Some(revision)).await {
+            Ok(read) => read,
+            Err(KvError::Compacted { .. }) => {
                 return Err(ApiError::new(
                     410,
                     StatusReason::Expired,
                     "The resourceVersion for the provided list is too old.",
                 ))
             }
-            Err(StorageError::FutureRevision { requested, current }) => {
+            Err(KvError::FutureRevision { requested, current }) => {
                 return Err(ApiError::too_large_resource_version(requested, current))
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(kv_error(e)),
         };
-        let items = versions
+        let items = read
+            .kvs
             .iter()
-            .map(object::decode)
+            .map(object::decode_kv)
             .collect::<ApiResult<Vec<_>>>()?;
         Ok(ListResult {
             items,
@@ -427,11 +421,11 @@ impl StoreApi for LocalStore {
     }
 
     async fn current_revision(&self) -> ApiResult<u64> {
-        Ok(self.inner.mvcc.current_revision())
+        self.inner.kv.current_revision().await.map_err(kv_error)
     }
 
     async fn compacted_revision(&self) -> ApiResult<u64> {
-        Ok(self.inner.mvcc.compacted_revision())
+        self.inner.kv.compacted_revision().await.map_err(kv_error)
     }
 
     async fn watch(
@@ -440,6 +434,6 @@ impl StoreApi for LocalStore {
         namespace: Option<&str>,
         after_revision: u64,
     ) -> ApiResult<ChangeStream> {
-        self.watch_changes(gr, namespace, after_revision)
+        self.watch_changes(gr, namespace, after_revision).await
     }
 }

@@ -7,8 +7,6 @@ use keelson_apimachinery::meta::{meta_mut, meta_str, now_rfc3339, set_meta_str};
 use keelson_apimachinery::{ApiError, ObjectKey};
 use serde_json::{Map, Value};
 
-use crate::mvcc::Versioned;
-
 /// kube's wording when a create carries a resourceVersion (a plain error,
 /// so a 500 with no reason).
 pub const RV_SET_ON_CREATE: &str = "resourceVersion should not be set on objects to be created";
@@ -24,13 +22,18 @@ pub fn require_object(obj: &Value) -> Result<(), ApiError> {
     }
 }
 
-/// Decode stored bytes and stamp `metadata.resourceVersion` with the
-/// version's revision (the revision is not part of the stored bytes' truth).
-pub fn decode(v: &Versioned) -> Result<Value, ApiError> {
-    let mut obj: Value = serde_json::from_slice(&v.value)
+/// Decode stored bytes and stamp `metadata.resourceVersion` with
+/// `revision` (the revision is not part of the stored bytes' truth).
+pub fn decode(value: &[u8], revision: u64) -> Result<Value, ApiError> {
+    let mut obj: Value = serde_json::from_slice(value)
         .map_err(|e| ApiError::internal(format!("stored object is not valid JSON: {e}")))?;
-    set_meta_str(&mut obj, "resourceVersion", &v.revision.to_string());
+    set_meta_str(&mut obj, "resourceVersion", &revision.to_string());
     Ok(obj)
+}
+
+/// Decode a key's value at its mod revision.
+pub fn decode_kv(kv: &keelson_kv::KeyValue) -> Result<Value, ApiError> {
+    decode(&kv.value, kv.mod_revision)
 }
 
 /// Encode for storage; the resourceVersion is stored empty.

@@ -8,13 +8,13 @@ use async_trait::async_trait;
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
 use crate::engine::{Engine, Op, Order, ScanIter, Table, WriteBatch};
-use crate::error::StorageError;
+use crate::error::MvccError;
 
-impl From<sled::Error> for StorageError {
+impl From<sled::Error> for MvccError {
     fn from(e: sled::Error) -> Self {
         match e {
-            sled::Error::Corruption { .. } => StorageError::Corrupt(e.to_string()),
-            other => StorageError::Backend(other.to_string()),
+            sled::Error::Corruption { .. } => MvccError::Corrupt(e.to_string()),
+            other => MvccError::Backend(other.to_string()),
         }
     }
 }
@@ -27,12 +27,26 @@ pub struct SledEngine {
 
 impl SledEngine {
     /// Open (or create) the database in `dir`.
-    pub fn open(dir: &Path, cache_capacity: u64) -> Result<Self, StorageError> {
+    pub fn open(dir: &Path, cache_capacity: u64) -> Result<Self, MvccError> {
         let db = sled::Config::new()
             .path(dir)
             .mode(sled::Mode::HighThroughput)
             .cache_capacity(cache_capacity)
             .open()?;
+        Self::with_trees(db)
+    }
+
+    /// A database in a temporary directory, removed when dropped (tests).
+    pub fn temporary(cache_capacity: u64) -> Result<Self, MvccError> {
+        let db = sled::Config::new()
+            .temporary(true)
+            .mode(sled::Mode::HighThroughput)
+            .cache_capacity(cache_capacity)
+            .open()?;
+        Self::with_trees(db)
+    }
+
+    fn with_trees(db: sled::Db) -> Result<Self, MvccError> {
         let trees = Table::ALL
             .iter()
             .map(|t| db.open_tree(t.name()))
@@ -48,7 +62,7 @@ impl SledEngine {
 
 #[async_trait]
 impl Engine for SledEngine {
-    fn apply(&self, batch: WriteBatch) -> Result<(), StorageError> {
+    fn apply(&self, batch: WriteBatch) -> Result<(), MvccError> {
         if batch.is_empty() {
             return Ok(());
         }
@@ -69,12 +83,12 @@ impl Engine for SledEngine {
             Ok(()) => Ok(()),
             Err(TransactionError::Storage(e)) => Err(e.into()),
             Err(TransactionError::Abort(())) => {
-                Err(StorageError::Backend("transaction aborted".into()))
+                Err(MvccError::Backend("transaction aborted".into()))
             }
         }
     }
 
-    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, MvccError> {
         Ok(self.tree(table).get(key)?.map(|v| v.to_vec()))
     }
 
@@ -95,7 +109,7 @@ impl Engine for SledEngine {
         };
         let map = |r: sled::Result<(sled::IVec, sled::IVec)>| {
             r.map(|(k, v)| (k.to_vec(), v.to_vec()))
-                .map_err(StorageError::from)
+                .map_err(MvccError::from)
         };
         match order {
             Order::Ascending => Box::new(iter.map(map)),
@@ -103,7 +117,7 @@ impl Engine for SledEngine {
         }
     }
 
-    async fn flush(&self) -> Result<(), StorageError> {
+    async fn flush(&self) -> Result<(), MvccError> {
         self.db.flush_async().await?;
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! each change's previous version, and a signal when more becomes durable.
 
 use crate::engine::{Order, Table};
-use crate::error::StorageError;
+use crate::error::MvccError;
 
 use super::codec;
 use super::{Change, EventType, Mvcc, Versioned};
@@ -36,13 +36,13 @@ impl Mvcc {
         prefix: &[u8],
         after: u64,
         limit: usize,
-    ) -> Result<ChangeBatch, StorageError> {
+    ) -> Result<ChangeBatch, MvccError> {
         let result = self.read_changes(prefix, after, limit);
         // Compaction may have removed entries under our feet; report that
         // rather than the missing-version error it can cause.
         let compacted = self.compacted_revision();
         if after < compacted {
-            return Err(StorageError::Compacted {
+            return Err(MvccError::Compacted {
                 requested: after,
                 compacted,
             });
@@ -55,7 +55,7 @@ impl Mvcc {
         prefix: &[u8],
         after: u64,
         limit: usize,
-    ) -> Result<ChangeBatch, StorageError> {
+    ) -> Result<ChangeBatch, MvccError> {
         let current = self.current_revision();
         let mut batch = ChangeBatch {
             changes: Vec::new(),
@@ -84,21 +84,15 @@ impl Mvcc {
                 .engine
                 .get(Table::Versions, &codec::version_key(&key, revision))?
                 .ok_or_else(|| {
-                    StorageError::Corrupt(format!("log entry {revision} has no version"))
+                    MvccError::Corrupt(format!("log entry {revision} has no version"))
                 })?;
-            let value = codec::decode_version(&version)?.payload;
+            let version = codec::decode_version(&version)?;
             let prev = match event {
                 EventType::Added => None,
                 _ => self.version_at(&key, revision - 1)?,
             };
             batch.changes.push(PrefixChange {
-                change: Change {
-                    revision,
-                    key,
-                    event,
-                    unix_millis,
-                    value,
-                },
+                change: Change::from_log(revision, event, unix_millis, key, version),
                 prev,
             });
         }

@@ -3,16 +3,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use keelson_storage::engine::Engine;
-use keelson_storage::sled_engine::SledEngine;
-use keelson_storage::{EventType, Expect, Mvcc, StorageError};
+use keelson_kv_sled::engine::Engine;
+use keelson_kv_sled::sled_engine::SledEngine;
+use keelson_kv_sled::{EventType, Expect, Mvcc, MvccError};
 
 fn open(dir: &std::path::Path) -> Mvcc {
     let engine: Arc<dyn Engine> = Arc::new(SledEngine::open(dir, 8 << 20).unwrap());
     Mvcc::open(engine).unwrap()
 }
 
-fn vals(items: &[keelson_storage::Versioned]) -> Vec<(String, u64, String)> {
+fn vals(items: &[keelson_kv_sled::Versioned]) -> Vec<(String, u64, String)> {
     items
         .iter()
         .map(|v| {
@@ -45,7 +45,7 @@ async fn first_write_is_revision_one_and_cas_is_enforced() {
     assert!(
         matches!(
             e,
-            StorageError::Conflict {
+            MvccError::Conflict {
                 expected: None,
                 found: Some(1)
             }
@@ -56,7 +56,7 @@ async fn first_write_is_revision_one_and_cas_is_enforced() {
     assert!(
         matches!(
             e,
-            StorageError::Conflict {
+            MvccError::Conflict {
                 expected: Some(7),
                 found: Some(1)
             }
@@ -101,7 +101,7 @@ async fn get_at_and_list_at_read_exact_history() {
     assert!(
         matches!(
             e,
-            StorageError::FutureRevision {
+            MvccError::FutureRevision {
                 requested: 6,
                 current: 5
             }
@@ -151,7 +151,7 @@ async fn compaction_keeps_exact_reads_at_or_above_and_rejects_below() {
     assert!(
         matches!(
             e,
-            StorageError::Compacted {
+            MvccError::Compacted {
                 requested: 3,
                 compacted: 4
             }
@@ -160,11 +160,11 @@ async fn compaction_keeps_exact_reads_at_or_above_and_rejects_below() {
     );
     assert!(matches!(
         m.get_at(b"p/a", 1),
-        Err(StorageError::Compacted { .. })
+        Err(MvccError::Compacted { .. })
     ));
     assert!(matches!(
         m.changes_since(2, 10),
-        Err(StorageError::Compacted { .. })
+        Err(MvccError::Compacted { .. })
     ));
     assert_eq!(vals(&m.list_at(b"p/", 4).unwrap()), expected_at_4);
     assert_eq!(vals(&m.list_at(b"p/", 5).unwrap()), expected_at_5);
@@ -195,7 +195,7 @@ async fn retention_compaction_spares_recent_history_and_survives_restart() {
     assert_eq!(m.current_revision(), 6);
     assert!(matches!(
         m.get_at(b"p/a", 4),
-        Err(StorageError::Compacted { .. })
+        Err(MvccError::Compacted { .. })
     ));
     let (items, _) = m.list(b"p/").unwrap();
     assert_eq!(

@@ -1,14 +1,14 @@
 //! Byte layouts of the MVCC tables.
 //!
-//! - `Versions`: `key 0x00 rev(u64 BE)` → `kind(u8) payload`
-//! - `Current`:  `key` → `rev(u64 BE) kind(u8) payload`
+//! - `Versions`: `key 0x00 rev(u64 BE)` → `kind(u8) [create_rev(u64 BE)] payload`
+//! - `Current`:  `key` → `rev(u64 BE) kind(u8) [create_rev(u64 BE)] payload`
 //! - `Log`:      `rev(u64 BE)` → `event(u8) unix_millis(u64 BE) key`
 //! - `Meta`:     `"rev"` / `"compacted"` → `u64 BE`
 //!
 //! Hand-written rather than serde-encoded: the layouts are a few fixed-width
 //! fields, and the big-endian revision must sort bytewise.
 
-use crate::error::StorageError;
+use crate::error::MvccError;
 
 use super::EventType;
 
@@ -17,14 +17,20 @@ pub const META_REV: &[u8] = b"rev";
 /// `Meta` key of the compacted revision.
 pub const META_COMPACTED: &[u8] = b"compacted";
 
+/// A put written before create revisions were recorded.
 const KIND_PUT: u8 = 0;
 const KIND_TOMBSTONE: u8 = 1;
+/// A put followed by its key's create revision.
+const KIND_PUT_CREATED: u8 = 2;
 
 /// A decoded version: live value or tombstone (holding the last state).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Version {
     /// True for a delete tombstone.
     pub tombstone: bool,
+    /// The key's create revision (puts only; `None` for tombstones and for
+    /// puts stored before create revisions were recorded).
+    pub create_revision: Option<u64>,
     /// The value (for a tombstone: the state that was deleted).
     pub payload: Vec<u8>,
 }
@@ -35,11 +41,11 @@ pub fn u64_key(v: u64) -> [u8; 8] {
 }
 
 /// Decode [`u64_key`].
-pub fn decode_u64(b: &[u8]) -> Result<u64, StorageError> {
+pub fn decode_u64(b: &[u8]) -> Result<u64, MvccError> {
     let arr: [u8; 8] = b
         .get(..8)
         .and_then(|s| s.try_into().ok())
-        .ok_or_else(|| StorageError::Corrupt("short u64".into()))?;
+        .ok_or_else(|| MvccError::Corrupt("short u64".into()))?;
     Ok(u64::from_be_bytes(arr))
 }
 
@@ -59,47 +65,77 @@ pub fn version_key(key: &[u8], rev: u64) -> Vec<u8> {
 }
 
 /// Split a versions-table key into `(key, rev)`.
-pub fn split_version_key(vk: &[u8]) -> Result<(&[u8], u64), StorageError> {
+pub fn split_version_key(vk: &[u8]) -> Result<(&[u8], u64), MvccError> {
     if vk.len() < 9 || vk[vk.len() - 9] != 0 {
-        return Err(StorageError::Corrupt("malformed version key".into()));
+        return Err(MvccError::Corrupt("malformed version key".into()));
     }
     let (key, rest) = vk.split_at(vk.len() - 9);
     Ok((key, decode_u64(&rest[1..])?))
 }
 
-/// Encode a versions-table value.
-pub fn encode_version(tombstone: bool, payload: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(payload.len() + 1);
-    v.push(if tombstone { KIND_TOMBSTONE } else { KIND_PUT });
+/// What a write stores: a put with its key's create revision, or a
+/// tombstone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A live value; the key was created at this revision.
+    Put {
+        /// The key's create revision.
+        create_revision: u64,
+    },
+    /// A delete tombstone (its payload is the deleted state).
+    Tombstone,
+}
+
+fn push_version(v: &mut Vec<u8>, kind: Kind, payload: &[u8]) {
+    match kind {
+        Kind::Put { create_revision } => {
+            v.push(KIND_PUT_CREATED);
+            v.extend_from_slice(&u64_key(create_revision));
+        }
+        Kind::Tombstone => v.push(KIND_TOMBSTONE),
+    }
     v.extend_from_slice(payload);
+}
+
+/// Encode a versions-table value.
+pub fn encode_version(kind: Kind, payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(payload.len() + 9);
+    push_version(&mut v, kind, payload);
     v
 }
 
 /// Decode a versions-table value.
-pub fn decode_version(b: &[u8]) -> Result<Version, StorageError> {
+pub fn decode_version(b: &[u8]) -> Result<Version, MvccError> {
     match b.split_first() {
+        Some((&KIND_PUT_CREATED, rest)) => Ok(Version {
+            tombstone: false,
+            create_revision: Some(decode_u64(rest)?),
+            payload: rest[8..].to_vec(),
+        }),
         Some((&KIND_PUT, p)) => Ok(Version {
             tombstone: false,
+            create_revision: None,
             payload: p.to_vec(),
         }),
         Some((&KIND_TOMBSTONE, p)) => Ok(Version {
             tombstone: true,
+            create_revision: None,
             payload: p.to_vec(),
         }),
-        _ => Err(StorageError::Corrupt("unknown version kind".into())),
+        _ => Err(MvccError::Corrupt("unknown version kind".into())),
     }
 }
 
 /// Encode a current-table value.
-pub fn encode_current(rev: u64, tombstone: bool, payload: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(payload.len() + 9);
+pub fn encode_current(rev: u64, kind: Kind, payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(payload.len() + 17);
     v.extend_from_slice(&u64_key(rev));
-    v.extend_from_slice(&encode_version(tombstone, payload));
+    push_version(&mut v, kind, payload);
     v
 }
 
 /// Decode a current-table value into `(rev, version)`.
-pub fn decode_current(b: &[u8]) -> Result<(u64, Version), StorageError> {
+pub fn decode_current(b: &[u8]) -> Result<(u64, Version), MvccError> {
     let rev = decode_u64(b)?;
     Ok((rev, decode_version(&b[8..])?))
 }
@@ -114,10 +150,10 @@ pub fn encode_log(event: EventType, unix_millis: u64, key: &[u8]) -> Vec<u8> {
 }
 
 /// Decode a change-log value into `(event, unix_millis, key)`.
-pub fn decode_log(b: &[u8]) -> Result<(EventType, u64, Vec<u8>), StorageError> {
+pub fn decode_log(b: &[u8]) -> Result<(EventType, u64, Vec<u8>), MvccError> {
     let (&code, rest) = b
         .split_first()
-        .ok_or_else(|| StorageError::Corrupt("empty log entry".into()))?;
+        .ok_or_else(|| MvccError::Corrupt("empty log entry".into()))?;
     let event = EventType::from_code(code)?;
     let millis = decode_u64(rest)?;
     Ok((event, millis, rest[8..].to_vec()))
@@ -153,11 +189,19 @@ mod tests {
 
     #[test]
     fn values_round_trip() {
-        let (rev, v) = decode_current(&encode_current(7, true, b"x")).unwrap();
+        let (rev, v) = decode_current(&encode_current(7, Kind::Tombstone, b"x")).unwrap();
         assert_eq!(
             (rev, v.tombstone, v.payload.as_slice()),
             (7, true, &b"x"[..])
         );
+        let put = Kind::Put { create_revision: 3 };
+        let (rev, v) = decode_current(&encode_current(7, put, b"y")).unwrap();
+        assert_eq!(
+            (rev, v.tombstone, v.create_revision, v.payload.as_slice()),
+            (7, false, Some(3), &b"y"[..])
+        );
+        let legacy = decode_version(&[KIND_PUT, b'z']).unwrap();
+        assert_eq!((legacy.tombstone, legacy.create_revision), (false, None));
         let (e, ms, k) = decode_log(&encode_log(EventType::Modified, 42, b"k")).unwrap();
         assert_eq!((e, ms, k.as_slice()), (EventType::Modified, 42, &b"k"[..]));
         assert!(decode_version(&[9]).is_err());

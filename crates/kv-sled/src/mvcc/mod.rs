@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{prefix_end, Engine, Order, Table, WriteBatch};
-use crate::error::StorageError;
+use crate::error::MvccError;
 
-use codec::{META_COMPACTED, META_REV};
+use codec::{Kind, META_COMPACTED, META_REV};
 
 pub use feed::{ChangeBatch, PrefixChange};
 
@@ -46,12 +46,12 @@ impl EventType {
         }
     }
 
-    fn from_code(c: u8) -> Result<Self, StorageError> {
+    fn from_code(c: u8) -> Result<Self, MvccError> {
         match c {
             0 => Ok(EventType::Added),
             1 => Ok(EventType::Modified),
             2 => Ok(EventType::Deleted),
-            _ => Err(StorageError::Corrupt(format!("unknown event type {c}"))),
+            _ => Err(MvccError::Corrupt(format!("unknown event type {c}"))),
         }
     }
 
@@ -72,8 +72,23 @@ pub struct Versioned {
     pub key: Vec<u8>,
     /// The revision of the write that produced `value`.
     pub revision: u64,
+    /// The revision of the put that created the key (for values stored
+    /// before create revisions were recorded: `revision`).
+    pub create_revision: u64,
     /// The stored bytes.
     pub value: Vec<u8>,
+}
+
+impl Versioned {
+    /// The live value of a decoded version, `None` for a tombstone.
+    fn live(key: Vec<u8>, revision: u64, v: codec::Version) -> Option<Versioned> {
+        (!v.tombstone).then(|| Versioned {
+            key,
+            revision,
+            create_revision: v.create_revision.unwrap_or(revision),
+            value: v.payload,
+        })
+    }
 }
 
 /// One entry of the change stream.
@@ -89,6 +104,32 @@ pub struct Change {
     pub unix_millis: u64,
     /// The new value; for `Deleted`, the last state before the delete.
     pub value: Vec<u8>,
+    /// The key's create revision after the write (0 for `Deleted`).
+    pub create_revision: u64,
+}
+
+impl Change {
+    /// The log entry at `revision` and its stored version.
+    fn from_log(
+        revision: u64,
+        event: EventType,
+        unix_millis: u64,
+        key: Vec<u8>,
+        version: codec::Version,
+    ) -> Change {
+        let create_revision = match event {
+            EventType::Deleted => 0,
+            _ => version.create_revision.unwrap_or(revision),
+        };
+        Change {
+            revision,
+            key,
+            event,
+            unix_millis,
+            value: version.payload,
+            create_revision,
+        }
+    }
 }
 
 /// A write's expectation about the key's current state (compare-and-set).
@@ -100,6 +141,44 @@ pub enum Expect {
     Absent,
     /// The key must exist, last written at this revision.
     Revision(u64),
+}
+
+impl Expect {
+    fn holds(self, found: Option<u64>) -> bool {
+        match self {
+            Expect::Any => true,
+            Expect::Absent => found.is_none(),
+            Expect::Revision(r) => found == Some(r),
+        }
+    }
+
+    fn conflict(self, found: Option<u64>) -> MvccError {
+        let expected = match self {
+            Expect::Revision(r) => Some(r),
+            _ => None,
+        };
+        MvccError::Conflict { expected, found }
+    }
+}
+
+/// What a compare-and-set write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// Written (and durable) at `revision`; `prev` is the key's live value
+    /// before the write.
+    Written {
+        /// The write's revision.
+        revision: u64,
+        /// The key's value before the write.
+        prev: Option<Versioned>,
+    },
+    /// A delete of an absent key: nothing was written.
+    Unchanged,
+    /// The expectation did not hold; nothing was written.
+    Failed {
+        /// The key's latest value.
+        current: Option<Versioned>,
+    },
 }
 
 /// The revisioned store over an engine. Cheap to share behind an `Arc`.
@@ -129,8 +208,8 @@ fn now_millis() -> u64 {
 
 impl Mvcc {
     /// Open on an engine, recovering the counters.
-    pub fn open(engine: Arc<dyn Engine>) -> Result<Self, StorageError> {
-        let read = |k: &[u8]| -> Result<u64, StorageError> {
+    pub fn open(engine: Arc<dyn Engine>) -> Result<Self, MvccError> {
+        let read = |k: &[u8]| -> Result<u64, MvccError> {
             engine
                 .get(Table::Meta, k)?
                 .map(|b| codec::decode_u64(&b))
@@ -167,28 +246,45 @@ impl Mvcc {
 
     /// Write `value` to `key` if `expect` holds; returns the new revision
     /// once it is durable.
-    pub async fn put(&self, key: &[u8], value: &[u8], expect: Expect) -> Result<u64, StorageError> {
-        let rev = self.apply_write(key, Some(value), expect)?;
-        self.wait_durable(rev).await?;
-        Ok(rev)
+    pub async fn put(&self, key: &[u8], value: &[u8], expect: Expect) -> Result<u64, MvccError> {
+        match self.write(key, Some(value), expect).await? {
+            WriteOutcome::Written { revision, .. } => Ok(revision),
+            WriteOutcome::Failed { current } => Err(expect.conflict(current.map(|c| c.revision))),
+            WriteOutcome::Unchanged => Err(expect.conflict(None)),
+        }
     }
 
     /// Delete `key` if `expect` holds; returns the delete's revision and the
     /// last state, once durable. Deleting an absent key is a `Conflict`.
-    pub async fn delete(&self, key: &[u8], expect: Expect) -> Result<Versioned, StorageError> {
-        let (rev, last) = {
-            let _g = self.lock();
-            let last = self.latest_live(key)?;
-            let rev = self.apply_locked(key, None, expect, last.as_ref())?;
-            (rev, last)
-        };
-        self.wait_durable(rev).await?;
-        let value = last.map(|v| v.value).unwrap_or_default();
-        Ok(Versioned {
-            key: key.to_vec(),
-            revision: rev,
-            value,
-        })
+    pub async fn delete(&self, key: &[u8], expect: Expect) -> Result<Versioned, MvccError> {
+        match self.write(key, None, expect).await? {
+            WriteOutcome::Written {
+                revision,
+                prev: Some(last),
+            } => Ok(Versioned {
+                key: key.to_vec(),
+                revision,
+                create_revision: last.create_revision,
+                value: last.value,
+            }),
+            WriteOutcome::Failed { current } => Err(expect.conflict(current.map(|c| c.revision))),
+            _ => Err(expect.conflict(None)),
+        }
+    }
+
+    /// Put (`value: Some`) or delete `key` if `expect` holds, atomically
+    /// with the check; a write returns once durable.
+    pub async fn write(
+        &self,
+        key: &[u8],
+        value: Option<&[u8]>,
+        expect: Expect,
+    ) -> Result<WriteOutcome, MvccError> {
+        let outcome = self.apply_write(key, value, expect)?;
+        if let WriteOutcome::Written { revision, .. } = &outcome {
+            self.wait_durable(*revision).await?;
+        }
+        Ok(outcome)
     }
 
     fn apply_write(
@@ -196,41 +292,49 @@ impl Mvcc {
         key: &[u8],
         value: Option<&[u8]>,
         expect: Expect,
-    ) -> Result<u64, StorageError> {
+    ) -> Result<WriteOutcome, MvccError> {
         let _g = self.lock();
         let current = self.latest_live(key)?;
-        self.apply_locked(key, value, expect, current.as_ref())
+        if !expect.holds(current.as_ref().map(|c| c.revision)) {
+            return Ok(WriteOutcome::Failed { current });
+        }
+        if value.is_none() && current.is_none() {
+            return Ok(WriteOutcome::Unchanged);
+        }
+        let revision = self.apply_locked(key, value, current.as_ref())?;
+        Ok(WriteOutcome::Written {
+            revision,
+            prev: current,
+        })
     }
 
-    /// Apply one write; the caller holds the write lock and read `current`
-    /// under it.
+    /// Apply one write; the caller holds the write lock, read `current`
+    /// under it and checked that a delete has something to delete.
     fn apply_locked(
         &self,
         key: &[u8],
         value: Option<&[u8]>,
-        expect: Expect,
         current: Option<&Versioned>,
-    ) -> Result<u64, StorageError> {
-        let found = current.map(|c| c.revision);
-        let ok = match expect {
-            Expect::Any => value.is_some() || found.is_some(),
-            Expect::Absent => found.is_none(),
-            Expect::Revision(r) => found == Some(r),
-        };
-        if !ok {
-            let expected = match expect {
-                Expect::Revision(r) => Some(r),
-                _ => None,
-            };
-            return Err(StorageError::Conflict { expected, found });
-        }
+    ) -> Result<u64, MvccError> {
         let rev = self.applied.load(Ordering::Acquire) + 1;
-        let (event, tombstone, payload) = match (value, current) {
-            (Some(v), None) => (EventType::Added, false, v),
-            (Some(v), Some(_)) => (EventType::Modified, false, v),
-            (None, Some(c)) => (EventType::Deleted, true, c.value.as_slice()),
+        let (event, kind, payload) = match (value, current) {
+            (Some(v), None) => (
+                EventType::Added,
+                Kind::Put {
+                    create_revision: rev,
+                },
+                v,
+            ),
+            (Some(v), Some(c)) => (
+                EventType::Modified,
+                Kind::Put {
+                    create_revision: c.create_revision,
+                },
+                v,
+            ),
+            (None, Some(c)) => (EventType::Deleted, Kind::Tombstone, c.value.as_slice()),
             (None, None) => {
-                return Err(StorageError::Conflict {
+                return Err(MvccError::Conflict {
                     expected: None,
                     found: None,
                 })
@@ -240,12 +344,12 @@ impl Mvcc {
         batch.put(
             Table::Versions,
             codec::version_key(key, rev),
-            codec::encode_version(tombstone, payload),
+            codec::encode_version(kind, payload),
         );
         batch.put(
             Table::Current,
             key,
-            codec::encode_current(rev, tombstone, payload),
+            codec::encode_current(rev, kind, payload),
         );
         batch.put(
             Table::Log,
@@ -259,7 +363,7 @@ impl Mvcc {
     }
 
     /// Wait until `rev` is durable, flushing (for everyone) if nobody is.
-    async fn wait_durable(&self, rev: u64) -> Result<(), StorageError> {
+    async fn wait_durable(&self, rev: u64) -> Result<(), MvccError> {
         if self.durable.load(Ordering::Acquire) >= rev {
             return Ok(());
         }
@@ -280,35 +384,31 @@ impl Mvcc {
 
     /// The key's latest applied live value (including not-yet-durable
     /// writes). Write paths read this before a compare-and-set.
-    pub fn latest_live(&self, key: &[u8]) -> Result<Option<Versioned>, StorageError> {
+    pub fn latest_live(&self, key: &[u8]) -> Result<Option<Versioned>, MvccError> {
         let Some(raw) = self.engine.get(Table::Current, key)? else {
             return Ok(None);
         };
         let (revision, v) = codec::decode_current(&raw)?;
-        Ok((!v.tombstone).then(|| Versioned {
-            key: key.to_vec(),
-            revision,
-            value: v.payload,
-        }))
+        Ok(Versioned::live(key.to_vec(), revision, v))
     }
 
     /// The key's value at the current revision.
-    pub fn get(&self, key: &[u8]) -> Result<Option<Versioned>, StorageError> {
+    pub fn get(&self, key: &[u8]) -> Result<Option<Versioned>, MvccError> {
         let rev = self.current_revision();
         self.get_unchecked(key, rev)
     }
 
-    fn check_rev(&self, rev: u64) -> Result<(), StorageError> {
+    fn check_rev(&self, rev: u64) -> Result<(), MvccError> {
         let current = self.current_revision();
         if rev > current {
-            return Err(StorageError::FutureRevision {
+            return Err(MvccError::FutureRevision {
                 requested: rev,
                 current,
             });
         }
         let compacted = self.compacted_revision();
         if rev < compacted {
-            return Err(StorageError::Compacted {
+            return Err(MvccError::Compacted {
                 requested: rev,
                 compacted,
             });
@@ -318,30 +418,31 @@ impl Mvcc {
 
     /// The key's value at revision `rev` (its latest version `<= rev`;
     /// `None` if absent or deleted then).
-    pub fn get_at(&self, key: &[u8], rev: u64) -> Result<Option<Versioned>, StorageError> {
+    pub fn get_at(&self, key: &[u8], rev: u64) -> Result<Option<Versioned>, MvccError> {
         self.check_rev(rev)?;
         let out = self.get_unchecked(key, rev)?;
         self.check_rev(rev)?;
         Ok(out)
     }
 
-    fn get_unchecked(&self, key: &[u8], rev: u64) -> Result<Option<Versioned>, StorageError> {
+    /// [`Mvcc::get_at`] without the revision checks (`rev` is known good).
+    pub(crate) fn get_unchecked(
+        &self,
+        key: &[u8],
+        rev: u64,
+    ) -> Result<Option<Versioned>, MvccError> {
         let Some(raw) = self.engine.get(Table::Current, key)? else {
             return Ok(None);
         };
         let (crev, v) = codec::decode_current(&raw)?;
         if crev <= rev {
-            return Ok((!v.tombstone).then(|| Versioned {
-                key: key.to_vec(),
-                revision: crev,
-                value: v.payload,
-            }));
+            return Ok(Versioned::live(key.to_vec(), crev, v));
         }
         self.version_at(key, rev)
     }
 
     /// The latest version of `key` at or below `rev`, from the versions table.
-    fn version_at(&self, key: &[u8], rev: u64) -> Result<Option<Versioned>, StorageError> {
+    fn version_at(&self, key: &[u8], rev: u64) -> Result<Option<Versioned>, MvccError> {
         let start = codec::versions_prefix(key);
         let end = codec::version_key(key, rev.saturating_add(1));
         let end = if rev == u64::MAX {
@@ -357,64 +458,89 @@ impl Mvcc {
             Some(entry) => {
                 let (vk, raw) = entry?;
                 let (_, vrev) = codec::split_version_key(&vk)?;
-                let v = codec::decode_version(&raw)?;
-                Ok((!v.tombstone).then(|| Versioned {
-                    key: key.to_vec(),
-                    revision: vrev,
-                    value: v.payload,
-                }))
+                Ok(Versioned::live(
+                    key.to_vec(),
+                    vrev,
+                    codec::decode_version(&raw)?,
+                ))
             }
         }
     }
 
     /// Every live key under `prefix` at the current revision, in key order,
     /// and that revision. A consistent snapshot even while writes land.
-    pub fn list(&self, prefix: &[u8]) -> Result<(Vec<Versioned>, u64), StorageError> {
+    pub fn list(&self, prefix: &[u8]) -> Result<(Vec<Versioned>, u64), MvccError> {
         let rev = self.current_revision();
-        let items = self.list_unchecked(prefix, rev)?;
+        let end = prefix_end(prefix);
+        let (items, _) = self.range_unchecked(prefix, end.as_deref(), rev, 0)?;
         Ok((items, rev))
     }
 
     /// Every live key under `prefix` at revision `rev`, in key order.
-    pub fn list_at(&self, prefix: &[u8], rev: u64) -> Result<Vec<Versioned>, StorageError> {
-        self.check_rev(rev)?;
-        let items = self.list_unchecked(prefix, rev)?;
-        // Compaction may have passed `rev` while we scanned.
-        self.check_rev(rev)?;
-        Ok(items)
+    pub fn list_at(&self, prefix: &[u8], rev: u64) -> Result<Vec<Versioned>, MvccError> {
+        let end = prefix_end(prefix);
+        Ok(self.range(prefix, end.as_deref(), Some(rev), 0)?.0)
     }
 
-    fn list_unchecked(&self, prefix: &[u8], rev: u64) -> Result<Vec<Versioned>, StorageError> {
-        let end = prefix_end(prefix);
+    /// The live keys in `[start, end)` (`end: None`: unbounded) at `rev`
+    /// (`None`: the current revision), at most `limit` of them (0: all).
+    /// Returns the keys, the revision read at and whether `limit` cut the
+    /// answer short.
+    pub fn range(
+        &self,
+        start: &[u8],
+        end: Option<&[u8]>,
+        rev: Option<u64>,
+        limit: usize,
+    ) -> Result<(Vec<Versioned>, u64, bool), MvccError> {
+        let Some(rev) = rev else {
+            let current = self.current_revision();
+            let (items, more) = self.range_unchecked(start, end, current, limit)?;
+            return Ok((items, current, more));
+        };
+        self.check_rev(rev)?;
+        let (items, more) = self.range_unchecked(start, end, rev, limit)?;
+        // Compaction may have passed `rev` while we scanned.
+        self.check_rev(rev)?;
+        Ok((items, rev, more))
+    }
+
+    fn range_unchecked(
+        &self,
+        start: &[u8],
+        end: Option<&[u8]>,
+        rev: u64,
+        limit: usize,
+    ) -> Result<(Vec<Versioned>, bool), MvccError> {
         let mut out = Vec::new();
         for entry in self
             .engine
-            .scan(Table::Current, prefix, end.as_deref(), Order::Ascending)
+            .scan(Table::Current, start, end, Order::Ascending)
         {
             let (key, raw) = entry?;
             let (crev, v) = codec::decode_current(&raw)?;
-            if crev <= rev {
-                if !v.tombstone {
-                    out.push(Versioned {
-                        key,
-                        revision: crev,
-                        value: v.payload,
-                    });
+            let item = if crev <= rev {
+                Versioned::live(key, crev, v)
+            } else {
+                self.version_at(&key, rev)?
+            };
+            if let Some(item) = item {
+                if limit > 0 && out.len() == limit {
+                    return Ok((out, true));
                 }
-            } else if let Some(old) = self.version_at(&key, rev)? {
-                out.push(old);
+                out.push(item);
             }
         }
-        Ok(out)
+        Ok((out, false))
     }
 
     /// Up to `limit` changes with revision `> after`, oldest first, up to the
     /// current revision. `after` below the compacted revision → `Compacted`.
-    pub fn changes_since(&self, after: u64, limit: usize) -> Result<Vec<Change>, StorageError> {
+    pub fn changes_since(&self, after: u64, limit: usize) -> Result<Vec<Change>, MvccError> {
         let current = self.current_revision();
         let compacted = self.compacted_revision();
         if after < compacted {
-            return Err(StorageError::Compacted {
+            return Err(MvccError::Compacted {
                 requested: after,
                 compacted,
             });
@@ -437,19 +563,13 @@ impl Mvcc {
                 .engine
                 .get(Table::Versions, &codec::version_key(&key, revision))?
                 .ok_or_else(|| {
-                    StorageError::Corrupt(format!("log entry {revision} has no version"))
+                    MvccError::Corrupt(format!("log entry {revision} has no version"))
                 })?;
-            let value = codec::decode_version(&version)?.payload;
-            out.push(Change {
-                revision,
-                key,
-                event,
-                unix_millis,
-                value,
-            });
+            let version = codec::decode_version(&version)?;
+            out.push(Change::from_log(revision, event, unix_millis, key, version));
         }
         if after < self.compacted_revision() {
-            return Err(StorageError::Compacted {
+            return Err(MvccError::Compacted {
                 requested: after,
                 compacted: self.compacted_revision(),
             });

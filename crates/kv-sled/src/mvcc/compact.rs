@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::engine::{Order, Table, WriteBatch};
-use crate::error::StorageError;
+use crate::error::MvccError;
 
 use super::codec::{self, META_COMPACTED};
 use super::{now_millis, Mvcc};
@@ -23,8 +23,14 @@ impl Mvcc {
     /// Compact away everything older than `retention`: the target is the
     /// newest change written before `now - retention`. Returns the
     /// compacted revision.
-    pub fn compact_retention(&self, retention: Duration) -> Result<u64, StorageError> {
-        let cutoff = now_millis().saturating_sub(retention.as_millis() as u64);
+    pub fn compact_retention(&self, retention: Duration) -> Result<u64, MvccError> {
+        let target = self.revision_older_than(retention)?;
+        self.compact_to(target)
+    }
+
+    /// The newest change written before `now - age` (0 when none is).
+    pub fn revision_older_than(&self, age: Duration) -> Result<u64, MvccError> {
+        let cutoff = now_millis().saturating_sub(age.as_millis() as u64);
         let current = self.current_revision();
         let end = codec::u64_key(current.saturating_add(1));
         let mut target = 0;
@@ -39,12 +45,12 @@ impl Mvcc {
             }
             target = codec::decode_u64(&lk)?;
         }
-        self.compact_to(target)
+        Ok(target)
     }
 
     /// Compact to `target` (capped at the current revision; never moves
     /// backwards). Returns the compacted revision.
-    pub fn compact_to(&self, target: u64) -> Result<u64, StorageError> {
+    pub fn compact_to(&self, target: u64) -> Result<u64, MvccError> {
         let previous = self.compacted_revision();
         let c = target.min(self.current_revision()).max(previous);
         if c > previous {
@@ -86,7 +92,7 @@ impl Mvcc {
     /// Queue the removal of `key`'s versions made obsolete by compacting to
     /// `c`. The caller holds the write lock (the current-table check races
     /// with writers otherwise).
-    fn compact_key(&self, key: &[u8], c: u64, batch: &mut WriteBatch) -> Result<(), StorageError> {
+    fn compact_key(&self, key: &[u8], c: u64, batch: &mut WriteBatch) -> Result<(), MvccError> {
         let start = codec::versions_prefix(key);
         let end = codec::version_key(key, c.saturating_add(1));
         let mut old = Vec::new();

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use crate::error::StorageError;
+use crate::error::MvccError;
 
 /// The engine's key spaces. Each is an ordered map of bytes to bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,7 +92,7 @@ impl WriteBatch {
 pub type Entry = (Vec<u8>, Vec<u8>);
 
 /// An ordered scan.
-pub type ScanIter<'a> = Box<dyn Iterator<Item = Result<Entry, StorageError>> + Send + 'a>;
+pub type ScanIter<'a> = Box<dyn Iterator<Item = Result<Entry, MvccError>> + Send + 'a>;
 
 /// Scan direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,10 +111,10 @@ pub enum Order {
 pub trait Engine: Send + Sync + 'static {
     /// Apply a batch atomically: after a crash either all of it or none of
     /// it is present.
-    fn apply(&self, batch: WriteBatch) -> Result<(), StorageError>;
+    fn apply(&self, batch: WriteBatch) -> Result<(), MvccError>;
 
     /// Read one key.
-    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError>;
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, MvccError>;
 
     /// Keys in `[start, end)` (`end: None` = unbounded), in `order`.
     fn scan<'a>(
@@ -126,7 +126,7 @@ pub trait Engine: Send + Sync + 'static {
     ) -> ScanIter<'a>;
 
     /// Make every batch applied so far durable.
-    async fn flush(&self) -> Result<(), StorageError>;
+    async fn flush(&self) -> Result<(), MvccError>;
 }
 
 /// The smallest key greater than every key starting with `prefix`, or `None`
