@@ -31,6 +31,22 @@ pub struct CommonFlags {
     pub config: Option<PathBuf>,
 }
 
+impl CommonFlags {
+    /// The `--listen` address, or the service's `default` (its
+    /// `DEFAULT_LISTEN`, a literal address that its tests resolve).
+    ///
+    /// # Panics
+    ///
+    /// If `default` is not a socket address: a bug in the service.
+    pub fn listen_or(&self, default: &str) -> SocketAddr {
+        self.listen.unwrap_or_else(|| {
+            default
+                .parse()
+                .unwrap_or_else(|e| panic!("default listen address {default:?}: {e}"))
+        })
+    }
+}
+
 /// The flags of a service, readable from argv, the environment and the
 /// config file alike.
 pub trait ServiceFlags: clap::Parser + Serialize + DeserializeOwned {
