@@ -24,17 +24,17 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use clap::Parser;
-use keelson_rpc::{AdmissionGrpc, RemoteStore};
+use keelson_rpc::{AdmissionGrpc, RemoteStore, StoreEndpointFlags};
 use keelson_runtime::{bind_and_announce, CommonFlags};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
+use tonic::transport::Server;
+
+pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
+pub use keelson_runtime::ServiceError;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7002";
-/// Default store endpoint.
-pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
-
-pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,15 +43,6 @@ pub struct Config {
     pub listen: SocketAddr,
     /// The store service, `http://host:port`.
     pub store_endpoint: String,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 7002)),
-            store_endpoint: DEFAULT_STORE_ENDPOINT.to_string(),
-        }
-    }
 }
 
 /// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
@@ -64,9 +55,10 @@ impl Default for Config {
     about = "Keelson admission service (defaulting, validation, admission)"
 )]
 pub struct Cli {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
-    pub store_endpoint: Option<String>,
+    /// `--store-endpoint`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub store: StoreEndpointFlags,
     /// `--listen` and `--config`.
     #[command(flatten)]
     #[serde(flatten)]
@@ -78,10 +70,9 @@ keelson_runtime::service_flags!(Cli => Config);
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
-        let defaults = Config::default();
         Config {
-            listen: cli.common.listen.unwrap_or(defaults.listen),
-            store_endpoint: cli.store_endpoint.unwrap_or(defaults.store_endpoint),
+            listen: cli.common.listen_or(DEFAULT_LISTEN),
+            store_endpoint: cli.store.endpoint(),
         }
     }
 }
@@ -104,10 +95,10 @@ pub async fn serve(
     let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "using remote store");
     let admission = Arc::new(keelson_admission::LocalAdmission::new(store));
-    let router = tonic::transport::Server::builder().add_service(AdmissionGrpc::server(admission));
-    keelson_rpc::serve(listener, router, shutdown).await?;
-    tracing::info!("admission service stopped");
-    Ok(())
+    keelson_rpc::serve_service("admission", listener, shutdown, |_| {
+        Server::builder().add_service(AdmissionGrpc::server(admission))
+    })
+    .await
 }
 
 #[cfg(test)]

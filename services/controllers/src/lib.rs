@@ -30,17 +30,16 @@ use std::sync::Arc;
 
 use clap::Parser;
 use keelson_controllers::NamespaceController;
-use keelson_rpc::RemoteStore;
+use keelson_rpc::{RemoteStore, StoreEndpointFlags};
 use keelson_runtime::{bind_and_announce, CommonFlags};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
+pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
 pub use keelson_runtime::ServiceError;
 
 /// Default health listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7006";
-/// Default store endpoint.
-pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,9 +60,10 @@ pub struct Config {
     about = "Keelson controllers (the namespace controller)"
 )]
 pub struct Cli {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
-    pub store_endpoint: Option<String>,
+    /// `--store-endpoint`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub store: StoreEndpointFlags,
     /// `--listen` and `--config`.
     #[command(flatten)]
     #[serde(flatten)]
@@ -76,13 +76,8 @@ impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
         Config {
-            listen: cli
-                .common
-                .listen
-                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 7006))),
-            store_endpoint: cli
-                .store_endpoint
-                .unwrap_or_else(|| DEFAULT_STORE_ENDPOINT.to_string()),
+            listen: cli.common.listen_or(DEFAULT_LISTEN),
+            store_endpoint: cli.store.endpoint(),
         }
     }
 }

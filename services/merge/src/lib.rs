@@ -24,25 +24,18 @@ use keelson_rpc::MergeGrpc;
 use keelson_runtime::{bind_and_announce, CommonFlags};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
+use tonic::transport::Server;
+
+pub use keelson_runtime::ServiceError;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7003";
-
-pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// gRPC listen address.
     pub listen: SocketAddr,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 7003)),
-        }
-    }
 }
 
 /// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
@@ -64,11 +57,10 @@ pub struct Cli {
 keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
-    /// The flags, with the defaults where unset.
+    /// The flags, with the default where unset.
     fn from(cli: Cli) -> Config {
-        Config {
-            listen: cli.common.listen.unwrap_or(Config::default().listen),
-        }
+        let listen = cli.common.listen_or(DEFAULT_LISTEN);
+        Config { listen }
     }
 }
 
@@ -77,8 +69,7 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let listener = bind_and_announce("merge", config.listen).await?;
-    serve(listener, shutdown).await
+    serve(bind_and_announce("merge", config.listen).await?, shutdown).await
 }
 
 /// Serve on an already bound listener until `shutdown` completes.
@@ -87,10 +78,10 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
     let merge = Arc::new(keelson_merge::LocalMerge::new());
-    let router = tonic::transport::Server::builder().add_service(MergeGrpc::server(merge));
-    keelson_rpc::serve(listener, router, shutdown).await?;
-    tracing::info!("merge service stopped");
-    Ok(())
+    keelson_rpc::serve_service("merge", listener, shutdown, |_| {
+        Server::builder().add_service(MergeGrpc::server(merge))
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -155,13 +155,12 @@ pub async fn serve(
 ) -> Result<(), ServiceError> {
     // Watches (the watch replicas' followers) end as soon as shutdown
     // starts, instead of holding the drain open.
-    let (trigger, draining) = keelson_rpc::draining();
-    let grpc = StoreGrpc::new(Arc::new(store)).with_draining(draining);
-    let router = tonic::transport::Server::builder().add_service(grpc.into_server());
-    keelson_rpc::serve_with_drain(listener, router, shutdown, trigger)
-        .await
-        .map_err(keelson_runtime::ServiceError::from)?;
-    tracing::info!("store service stopped");
+    let store = Arc::new(store);
+    keelson_rpc::serve_service("store", listener, shutdown, |draining| {
+        let grpc = StoreGrpc::new(store).with_draining(draining);
+        tonic::transport::Server::builder().add_service(grpc.into_server())
+    })
+    .await?;
     Ok(())
 }
 

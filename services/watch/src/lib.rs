@@ -31,18 +31,18 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use clap::Parser;
-use keelson_rpc::{RemoteStore, WatchCacheGrpc};
+use keelson_rpc::{RemoteStore, StoreEndpointFlags, WatchCacheGrpc};
 use keelson_runtime::{bind_and_announce, CommonFlags};
 use keelson_watchcache::{LocalWatchCache, WatchCacheConfig};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
+use tonic::transport::Server;
+
+pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
+pub use keelson_runtime::ServiceError;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7004";
-/// Default store endpoint.
-pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
-
-pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,16 +55,6 @@ pub struct Config {
     pub cache: WatchCacheConfig,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 7004)),
-            store_endpoint: DEFAULT_STORE_ENDPOINT.to_string(),
-            cache: WatchCacheConfig::default(),
-        }
-    }
-}
-
 /// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
 /// name, from the `--config` file).
 #[derive(Debug, Parser, Serialize, Deserialize)]
@@ -75,9 +65,10 @@ impl Default for Config {
     about = "Keelson watch service (a watch-cache replica serving lists and watches)"
 )]
 pub struct Cli {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
-    pub store_endpoint: Option<String>,
+    /// `--store-endpoint`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub store: StoreEndpointFlags,
     /// Changes kept per resource [default: 10000]
     #[arg(long, env = "KEELSON_HISTORY", value_name = "N")]
     pub history: Option<usize>,
@@ -98,14 +89,13 @@ keelson_runtime::service_flags!(Cli => Config);
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
-        let defaults = Config::default();
-        let mut cache = defaults.cache;
+        let mut cache = WatchCacheConfig::default();
         cache.history = cli.history.unwrap_or(cache.history);
         cache.history_bytes = cli.history_bytes.unwrap_or(cache.history_bytes);
         cache.watcher_buffer = cli.watcher_buffer.unwrap_or(cache.watcher_buffer);
         Config {
-            listen: cli.common.listen.unwrap_or(defaults.listen),
-            store_endpoint: cli.store_endpoint.unwrap_or(defaults.store_endpoint),
+            listen: cli.common.listen_or(DEFAULT_LISTEN),
+            store_endpoint: cli.store.endpoint(),
             cache,
         }
     }
@@ -131,12 +121,11 @@ pub async fn serve(
     let cache = Arc::new(LocalWatchCache::new(store, config.cache));
     // Open watches end as soon as shutdown starts; the gateway resumes them
     // on another replica.
-    let (trigger, draining) = keelson_rpc::draining();
-    let grpc = WatchCacheGrpc::new(cache).with_draining(draining);
-    let router = tonic::transport::Server::builder().add_service(grpc.into_server());
-    keelson_rpc::serve_with_drain(listener, router, shutdown, trigger).await?;
-    tracing::info!("watch service stopped");
-    Ok(())
+    keelson_rpc::serve_service("watch", listener, shutdown, |draining| {
+        let grpc = WatchCacheGrpc::new(cache).with_draining(draining);
+        Server::builder().add_service(grpc.into_server())
+    })
+    .await
 }
 
 #[cfg(test)]
