@@ -28,11 +28,9 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use clap::Parser;
 use keelson_controllers::NamespaceController;
 use keelson_rpc::{RemoteStore, StoreEndpointFlags};
-use keelson_runtime::{bind_and_announce, CommonFlags};
-use serde::{Deserialize, Serialize};
+use keelson_runtime::bind_and_announce;
 use tokio::net::TcpListener;
 
 pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
@@ -50,27 +48,16 @@ pub struct Config {
     pub store_endpoint: String,
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
-/// name, from the `--config` file).
-#[derive(Debug, Parser, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(
-    name = "keelson-controllers",
-    version,
-    about = "Keelson controllers (the namespace controller)"
-)]
-pub struct Cli {
-    /// `--store-endpoint`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub store: StoreEndpointFlags,
-    /// `--listen` and `--config`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub common: CommonFlags,
+keelson_runtime::service_flags! {
+    "keelson-controllers",
+    about = "Keelson controllers (the namespace controller)",
+    pub struct Cli => Config {
+        /// `--store-endpoint`.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub store: StoreEndpointFlags,
+    }
 }
-
-keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.

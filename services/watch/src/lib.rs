@@ -30,11 +30,9 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use clap::Parser;
 use keelson_rpc::{RemoteStore, StoreEndpointFlags, WatchCacheGrpc};
-use keelson_runtime::{bind_and_announce, CommonFlags};
+use keelson_runtime::bind_and_announce;
 use keelson_watchcache::{LocalWatchCache, WatchCacheConfig};
-use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tonic::transport::Server;
 
@@ -55,36 +53,25 @@ pub struct Config {
     pub cache: WatchCacheConfig,
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
-/// name, from the `--config` file).
-#[derive(Debug, Parser, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(
-    name = "keelson-watch",
-    version,
-    about = "Keelson watch service (a watch-cache replica serving lists and watches)"
-)]
-pub struct Cli {
-    /// `--store-endpoint`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub store: StoreEndpointFlags,
-    /// Changes kept per resource [default: 10000]
-    #[arg(long, env = "KEELSON_HISTORY", value_name = "N")]
-    pub history: Option<usize>,
-    /// Bytes of object JSON kept in each resource's history [default: 64 MiB]
-    #[arg(long, env = "KEELSON_HISTORY_BYTES", value_name = "N")]
-    pub history_bytes: Option<usize>,
-    /// Events a watcher may fall behind before it is closed [default: 1024]
-    #[arg(long, env = "KEELSON_WATCHER_BUFFER", value_name = "N")]
-    pub watcher_buffer: Option<usize>,
-    /// `--listen` and `--config`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub common: CommonFlags,
+keelson_runtime::service_flags! {
+    "keelson-watch",
+    about = "Keelson watch service (a watch-cache replica serving lists and watches)",
+    pub struct Cli => Config {
+        /// `--store-endpoint`.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub store: StoreEndpointFlags,
+        /// Changes kept per resource [default: 10000]
+        #[arg(long, env = "KEELSON_HISTORY", value_name = "N")]
+        pub history: Option<usize>,
+        /// Bytes of object JSON kept in each resource's history [default: 64 MiB]
+        #[arg(long, env = "KEELSON_HISTORY_BYTES", value_name = "N")]
+        pub history_bytes: Option<usize>,
+        /// Events a watcher may fall behind before it is closed [default: 1024]
+        #[arg(long, env = "KEELSON_WATCHER_BUFFER", value_name = "N")]
+        pub watcher_buffer: Option<usize>,
+    }
 }
-
-keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
@@ -129,66 +116,4 @@ pub async fn serve(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use keelson_runtime::ServiceFlags as _;
-
-    fn parse(args: &[&str]) -> Result<Config, ServiceError> {
-        let mut argv = vec!["keelson-watch"];
-        argv.extend_from_slice(args);
-        Cli::try_parse_from(argv).unwrap().into_config()
-    }
-
-    #[test]
-    fn defaults() {
-        let cfg = parse(&[]).unwrap();
-        assert_eq!(cfg.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(cfg.store_endpoint, DEFAULT_STORE_ENDPOINT);
-        assert_eq!(cfg.cache, WatchCacheConfig::default());
-    }
-
-    #[test]
-    fn flags_beat_the_config_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("watch.toml");
-        std::fs::write(
-            &path,
-            "listen = \"0.0.0.0:7004\"\nstore-endpoint = \"http://store:7001\"\nhistory = 50\nhistory-bytes = 1000\nwatcher-buffer = 7\n",
-        )
-        .unwrap();
-        let p = path.to_str().unwrap();
-        let cfg = parse(&["--config", p]).unwrap();
-        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7004");
-        assert_eq!(cfg.store_endpoint, "http://store:7001");
-        assert_eq!(
-            (
-                cfg.cache.history,
-                cfg.cache.history_bytes,
-                cfg.cache.watcher_buffer
-            ),
-            (50, 1000, 7)
-        );
-        let cfg = parse(&[
-            "--config",
-            p,
-            "--history",
-            "9",
-            "--store-endpoint",
-            "http://x:1",
-        ])
-        .unwrap();
-        assert_eq!(
-            (cfg.cache.history, cfg.store_endpoint.as_str()),
-            (9, "http://x:1")
-        );
-    }
-
-    #[test]
-    fn unknown_config_keys_are_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("watch.toml");
-        std::fs::write(&path, "histroy = 1\n").unwrap();
-        let err = parse(&["--config", path.to_str().unwrap()]).unwrap_err();
-        assert!(err.to_string().contains("unknown field `histroy`"), "{err}");
-    }
-}
+mod tests;
