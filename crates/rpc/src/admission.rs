@@ -5,16 +5,14 @@ use std::sync::Arc;
 
 use keelson_api::{AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation};
 use keelson_apimachinery::ApiResult;
-use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
 use crate::convert::{bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, missing, to_json_bytes};
-use crate::error::RpcError;
 use crate::pb::admission as pb;
 use crate::pb::admission::admission_client::AdmissionClient;
 use crate::pb::admission::admission_server::{Admission, AdmissionServer};
 use crate::pb::common::{ReadyRequest, ReadyResponse};
+use crate::service::{grpc_server, ready_reply, ready_result, remote_client};
 use crate::status::{from_grpc_status, to_grpc_status};
 
 const SERVICE: &str = "admission";
@@ -111,19 +109,9 @@ impl AdmissionGrpc {
     pub fn new(api: Arc<dyn AdmissionApi>) -> Self {
         AdmissionGrpc { api }
     }
-
-    /// The tonic service, with Keelson's message size limits.
-    pub fn into_server(self) -> AdmissionServer<AdmissionGrpc> {
-        AdmissionServer::new(self)
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE)
-    }
-
-    /// Shorthand for `AdmissionGrpc::new(api).into_server()`.
-    pub fn server(api: Arc<dyn AdmissionApi>) -> AdmissionServer<AdmissionGrpc> {
-        Self::new(api).into_server()
-    }
 }
+
+grpc_server!(AdmissionGrpc: AdmissionApi => AdmissionServer);
 
 #[tonic::async_trait]
 impl Admission for AdmissionGrpc {
@@ -140,32 +128,13 @@ impl Admission for AdmissionGrpc {
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
-        self.api.ready().await.map_err(|e| to_grpc_status(&e))?;
-        Ok(Response::new(ReadyResponse {}))
+        ready_reply(self.api.ready().await)
     }
 }
 
-/// An [`AdmissionApi`] served by a remote admission service. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct RemoteAdmission {
-    client: AdmissionClient<Channel>,
-}
-
-impl RemoteAdmission {
-    /// A client for `endpoint` (`http://host:port`), connected on first use
-    /// and reconnected after the peer restarts. Needs a Tokio runtime.
-    pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
-        Ok(Self::from_channel(lazy_channel(endpoint)?))
-    }
-
-    /// A client over an existing channel.
-    pub fn from_channel(channel: Channel) -> Self {
-        RemoteAdmission {
-            client: AdmissionClient::new(channel)
-                .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        }
-    }
+remote_client! {
+    /// An [`AdmissionApi`] served by a remote admission service. Cheap to clone.
+    RemoteAdmission(AdmissionClient)
 }
 
 #[async_trait::async_trait]
@@ -190,11 +159,6 @@ impl AdmissionApi for RemoteAdmission {
 
     /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.
     async fn ready(&self) -> ApiResult<()> {
-        self.client
-            .clone()
-            .ready(ReadyRequest {})
-            .await
-            .map_err(|s| from_grpc_status(SERVICE, &s))?;
-        Ok(())
+        ready_result(SERVICE, self.client.clone().ready(ReadyRequest {}).await)
     }
 }

@@ -5,16 +5,14 @@ use std::sync::Arc;
 use keelson_api::{MergeApi, PatchRequest, PatchType};
 use keelson_apimachinery::ApiResult;
 use serde_json::Value;
-use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
 use crate::convert::{bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, missing, to_json_bytes};
-use crate::error::RpcError;
 use crate::pb::common::{ReadyRequest, ReadyResponse};
 use crate::pb::merge as pb;
 use crate::pb::merge::merge_client::MergeClient;
 use crate::pb::merge::merge_server::{Merge, MergeServer};
+use crate::service::{grpc_server, ready_reply, ready_result, remote_client};
 use crate::status::{from_grpc_status, to_grpc_status};
 
 const SERVICE: &str = "merge";
@@ -59,19 +57,9 @@ impl MergeGrpc {
     pub fn new(api: Arc<dyn MergeApi>) -> Self {
         MergeGrpc { api }
     }
-
-    /// The tonic service, with Keelson's message size limits.
-    pub fn into_server(self) -> MergeServer<MergeGrpc> {
-        MergeServer::new(self)
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE)
-    }
-
-    /// Shorthand for `MergeGrpc::new(api).into_server()`.
-    pub fn server(api: Arc<dyn MergeApi>) -> MergeServer<MergeGrpc> {
-        Self::new(api).into_server()
-    }
 }
+
+grpc_server!(MergeGrpc: MergeApi => MergeServer);
 
 #[tonic::async_trait]
 impl Merge for MergeGrpc {
@@ -87,32 +75,13 @@ impl Merge for MergeGrpc {
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
-        self.api.ready().await.map_err(|e| to_grpc_status(&e))?;
-        Ok(Response::new(ReadyResponse {}))
+        ready_reply(self.api.ready().await)
     }
 }
 
-/// A [`MergeApi`] served by a remote merge service. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct RemoteMerge {
-    client: MergeClient<Channel>,
-}
-
-impl RemoteMerge {
-    /// A client for `endpoint` (`http://host:port`), connected on first use
-    /// and reconnected after the peer restarts. Needs a Tokio runtime.
-    pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
-        Ok(Self::from_channel(lazy_channel(endpoint)?))
-    }
-
-    /// A client over an existing channel.
-    pub fn from_channel(channel: Channel) -> Self {
-        RemoteMerge {
-            client: MergeClient::new(channel)
-                .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        }
-    }
+remote_client! {
+    /// A [`MergeApi`] served by a remote merge service. Cheap to clone.
+    RemoteMerge(MergeClient)
 }
 
 #[async_trait::async_trait]
@@ -137,11 +106,6 @@ impl MergeApi for RemoteMerge {
 
     /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.
     async fn ready(&self) -> ApiResult<()> {
-        self.client
-            .clone()
-            .ready(ReadyRequest {})
-            .await
-            .map_err(|s| from_grpc_status(SERVICE, &s))?;
-        Ok(())
+        ready_result(SERVICE, self.client.clone().ready(ReadyRequest {}).await)
     }
 }

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use futures::stream::BoxStream;
-use keelson_runtime::{draining, with_grace, DrainTrigger, Draining, SHUTDOWN_GRACE};
+use keelson_runtime::{draining, with_grace, DrainTrigger, Draining, ServiceError, SHUTDOWN_GRACE};
 use tokio::net::TcpListener;
 use tokio_stream::{wrappers::TcpListenerStream, StreamExt};
 use tonic::transport::server::Router;
@@ -47,11 +47,28 @@ pub async fn serve_with_drain(
     shutdown: impl Future<Output = ()> + Send,
     trigger: DrainTrigger,
 ) -> Result<(), RpcError> {
-    let shutdown = async move {
+    let fire_on_shutdown = async move {
         shutdown.await;
         trigger.fire();
     };
-    serve_with_grace(listener, router, shutdown, SHUTDOWN_GRACE).await
+    serve(listener, router, fire_on_shutdown).await
+}
+
+/// Serve one Keelson service on `listener` until `shutdown` completes, the
+/// tail every gRPC service binary shares: `router` is built with the
+/// [`Draining`] that fires when shutdown starts (so its watches end at once;
+/// a service without streams ignores it), in-flight calls get at most
+/// [`SHUTDOWN_GRACE`], and `SERVICE service stopped` is logged.
+pub async fn serve_service(
+    service: &str,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+    router: impl FnOnce(Draining) -> Router,
+) -> Result<(), ServiceError> {
+    let (trigger, draining) = draining();
+    serve_with_drain(listener, router(draining), shutdown, trigger).await?;
+    tracing::info!("{service} service stopped");
+    Ok(())
 }
 
 /// [`serve`] with an explicit drain deadline: connections still open

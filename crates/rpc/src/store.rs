@@ -12,21 +12,21 @@ use serde_json::Value;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
 use crate::convert::{
     bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, key_from_pb, key_to_pb, missing, to_json_bytes,
 };
-use crate::error::RpcError;
 use crate::pb::common::{ReadyRequest, ReadyResponse};
 use crate::pb::store as pb;
 use crate::pb::store::store_client::StoreClient;
 use crate::pb::store::store_server::{Store, StoreServer};
+use crate::service::{grpc_server, ready_reply, ready_result, remote_client};
 use crate::status::{from_grpc_status, to_grpc_status};
 use crate::watch::{from_pb_stream, to_pb_stream, PbEventStream};
 
 const SERVICE: &str = "store";
 
-/// Target size of one streamed list chunk (well under [`MAX_MESSAGE_SIZE`]).
+/// Target size of one streamed list chunk (well under
+/// [`MAX_MESSAGE_SIZE`](crate::MAX_MESSAGE_SIZE)).
 const LIST_CHUNK_BYTES: usize = 4 * 1024 * 1024;
 
 fn status(e: ApiError) -> Status {
@@ -56,19 +56,9 @@ impl StoreGrpc {
         self.draining = draining;
         self
     }
-
-    /// The tonic service, with Keelson's message size limits.
-    pub fn into_server(self) -> StoreServer<StoreGrpc> {
-        StoreServer::new(self)
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE)
-    }
-
-    /// Shorthand for `StoreGrpc::new(api).into_server()`.
-    pub fn server(api: Arc<dyn StoreApi>) -> StoreServer<StoreGrpc> {
-        Self::new(api).into_server()
-    }
 }
+
+grpc_server!(StoreGrpc: StoreApi => StoreServer);
 
 /// A list as chunks of about [`LIST_CHUNK_BYTES`], encoded as the stream
 /// is read; always at least one chunk so the revision arrives for an empty
@@ -240,15 +230,13 @@ impl Store for StoreGrpc {
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
-        self.api.ready().await.map_err(|e| to_grpc_status(&e))?;
-        Ok(Response::new(ReadyResponse {}))
+        ready_reply(self.api.ready().await)
     }
 }
 
-/// A [`StoreApi`] served by a remote store over gRPC. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct RemoteStore {
-    client: StoreClient<Channel>,
+remote_client! {
+    /// A [`StoreApi`] served by a remote store over gRPC. Cheap to clone.
+    RemoteStore(StoreClient)
 }
 
 impl RemoteStore {
@@ -317,21 +305,6 @@ impl RemoteStore {
             items,
             resource_version: list.resource_version,
         })
-    }
-
-    /// A client for `endpoint` (`http://host:port`), connected on first use
-    /// and reconnected after the peer restarts. Needs a Tokio runtime.
-    pub fn connect_lazy(endpoint: &str) -> Result<Self, RpcError> {
-        Ok(Self::from_channel(lazy_channel(endpoint)?))
-    }
-
-    /// A client over an existing channel.
-    pub fn from_channel(channel: Channel) -> Self {
-        RemoteStore {
-            client: StoreClient::new(channel)
-                .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                .max_encoding_message_size(MAX_MESSAGE_SIZE),
-        }
     }
 
     /// The store's current and compacted revisions (one call).
@@ -463,12 +436,7 @@ impl StoreApi for RemoteStore {
 
     /// Calls the peer's `Ready`; a peer that cannot be reached is a `503`.
     async fn ready(&self) -> ApiResult<()> {
-        self.client
-            .clone()
-            .ready(ReadyRequest {})
-            .await
-            .map_err(|s| from_grpc_status(SERVICE, &s))?;
-        Ok(())
+        ready_result(SERVICE, self.client().ready(ReadyRequest {}).await)
     }
 }
 

@@ -31,6 +31,22 @@ pub struct CommonFlags {
     pub config: Option<PathBuf>,
 }
 
+impl CommonFlags {
+    /// The `--listen` address, or the service's `default` (its
+    /// `DEFAULT_LISTEN`, a literal address that its tests resolve).
+    ///
+    /// # Panics
+    ///
+    /// If `default` is not a socket address: a bug in the service.
+    pub fn listen_or(&self, default: &str) -> SocketAddr {
+        self.listen.unwrap_or_else(|| {
+            default
+                .parse()
+                .unwrap_or_else(|e| panic!("default listen address {default:?}: {e}"))
+        })
+    }
+}
+
 /// The flags of a service, readable from argv, the environment and the
 /// config file alike.
 pub trait ServiceFlags: clap::Parser + Serialize + DeserializeOwned {
@@ -51,11 +67,48 @@ pub trait ServiceFlags: clap::Parser + Serialize + DeserializeOwned {
     }
 }
 
-/// Implement [`ServiceFlags`] for a flags struct whose [`CommonFlags`] are
-/// its `common` field: `service_flags!(Cli => Config);`.
+/// Declare a service's flags struct and implement [`ServiceFlags`] for it:
+/// the clap command (its name, `--version`, and `about`), the clap and
+/// serde derives with kebab-case keys, and the [`CommonFlags`] flattened in
+/// as its last field, `common`.
+///
+/// ```text
+/// keelson_runtime::service_flags! {
+///     "keelson-x", about = "Keelson x service",
+///     pub struct Cli => Config {
+///         /// Data directory
+///         #[arg(long, env = "KEELSON_DATA_DIR", value_name = "DIR")]
+///         pub data_dir: Option<PathBuf>,
+///     }
+/// }
+/// ```
+///
+/// The calling crate depends on `clap` and `serde`, which the derives name.
 #[macro_export]
 macro_rules! service_flags {
-    ($flags:ty => $config:ty) => {
+    (
+        $name:literal, about = $about:literal,
+        $(#[$meta:meta])*
+        $vis:vis struct $flags:ident => $config:ty {
+            $($(#[$field_meta:meta])* $field_vis:vis $field:ident: $field_ty:ty),* $(,)?
+        }
+    ) => {
+        #[derive(Debug, clap::Parser, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        #[command(name = $name, version, about = $about)]
+        #[doc = concat!(
+            "The command line of `", $name, "`: each flag is also read from ",
+            "`KEELSON_<FLAG>` and, by its name, from the `--config` file."
+        )]
+        $(#[$meta])*
+        $vis struct $flags {
+            $($(#[$field_meta])* $field_vis $field: $field_ty,)*
+            /// `--listen` and `--config`.
+            #[command(flatten)]
+            #[serde(flatten)]
+            pub common: $crate::CommonFlags,
+        }
+
         impl $crate::ServiceFlags for $flags {
             type Config = $config;
 

@@ -23,18 +23,16 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use clap::Parser;
-use keelson_rpc::{AdmissionGrpc, RemoteStore};
-use keelson_runtime::{bind_and_announce, CommonFlags};
-use serde::{Deserialize, Serialize};
+use keelson_rpc::{AdmissionGrpc, RemoteStore, StoreEndpointFlags};
+use keelson_runtime::bind_and_announce;
 use tokio::net::TcpListener;
+use tonic::transport::Server;
+
+pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
+pub use keelson_runtime::ServiceError;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7002";
-/// Default store endpoint.
-pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
-
-pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,43 +43,23 @@ pub struct Config {
     pub store_endpoint: String,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 7002)),
-            store_endpoint: DEFAULT_STORE_ENDPOINT.to_string(),
-        }
+keelson_runtime::service_flags! {
+    "keelson-admission",
+    about = "Keelson admission service (defaulting, validation, admission)",
+    pub struct Cli => Config {
+        /// `--store-endpoint`.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub store: StoreEndpointFlags,
     }
 }
-
-/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
-/// name, from the `--config` file).
-#[derive(Debug, Parser, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(
-    name = "keelson-admission",
-    version,
-    about = "Keelson admission service (defaulting, validation, admission)"
-)]
-pub struct Cli {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
-    pub store_endpoint: Option<String>,
-    /// `--listen` and `--config`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub common: CommonFlags,
-}
-
-keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
-        let defaults = Config::default();
         Config {
-            listen: cli.common.listen.unwrap_or(defaults.listen),
-            store_endpoint: cli.store_endpoint.unwrap_or(defaults.store_endpoint),
+            listen: cli.common.listen_or(DEFAULT_LISTEN),
+            store_endpoint: cli.store.endpoint(),
         }
     }
 }
@@ -104,60 +82,11 @@ pub async fn serve(
     let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "using remote store");
     let admission = Arc::new(keelson_admission::LocalAdmission::new(store));
-    let router = tonic::transport::Server::builder().add_service(AdmissionGrpc::server(admission));
-    keelson_rpc::serve(listener, router, shutdown).await?;
-    tracing::info!("admission service stopped");
-    Ok(())
+    keelson_rpc::serve_service("admission", listener, shutdown, |_| {
+        Server::builder().add_service(AdmissionGrpc::server(admission))
+    })
+    .await
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use keelson_runtime::ServiceFlags as _;
-
-    fn parse(args: &[&str]) -> Result<Config, ServiceError> {
-        let mut argv = vec!["keelson-admission"];
-        argv.extend_from_slice(args);
-        Cli::try_parse_from(argv).unwrap().into_config()
-    }
-
-    #[test]
-    fn defaults() {
-        let cfg = parse(&[]).unwrap();
-        assert_eq!(cfg.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(cfg.store_endpoint, "http://127.0.0.1:7001");
-    }
-
-    #[test]
-    fn flags_beat_the_config_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("admission.toml");
-        std::fs::write(
-            &path,
-            "listen = \"0.0.0.0:7002\"\nstore-endpoint = \"http://store:7001\"\n",
-        )
-        .unwrap();
-        let p = path.to_str().unwrap();
-        let cfg = parse(&["--config", p]).unwrap();
-        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7002");
-        assert_eq!(cfg.store_endpoint, "http://store:7001");
-        let cfg = parse(&["--config", p, "--store-endpoint", "http://10.0.0.1:1"]).unwrap();
-        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7002");
-        assert_eq!(cfg.store_endpoint, "http://10.0.0.1:1");
-    }
-
-    #[tokio::test]
-    async fn a_bad_store_endpoint_is_a_startup_error() {
-        let config = Config {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            store_endpoint: "not a url".into(),
-        };
-        let listener = TcpListener::bind(config.listen).await.unwrap();
-        let err = serve(&config, listener, async {}).await.unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("invalid endpoint \"not a url\""),
-            "{err}"
-        );
-    }
-}
+mod tests;

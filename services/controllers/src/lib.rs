@@ -28,19 +28,16 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use clap::Parser;
 use keelson_controllers::NamespaceController;
-use keelson_rpc::RemoteStore;
-use keelson_runtime::{bind_and_announce, CommonFlags};
-use serde::{Deserialize, Serialize};
+use keelson_rpc::{RemoteStore, StoreEndpointFlags};
+use keelson_runtime::bind_and_announce;
 use tokio::net::TcpListener;
 
+pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
 pub use keelson_runtime::ServiceError;
 
 /// Default health listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7006";
-/// Default store endpoint.
-pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,38 +48,23 @@ pub struct Config {
     pub store_endpoint: String,
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
-/// name, from the `--config` file).
-#[derive(Debug, Parser, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(
-    name = "keelson-controllers",
-    version,
-    about = "Keelson controllers (the namespace controller)"
-)]
-pub struct Cli {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
-    pub store_endpoint: Option<String>,
-    /// `--listen` and `--config`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub common: CommonFlags,
+keelson_runtime::service_flags! {
+    "keelson-controllers",
+    about = "Keelson controllers (the namespace controller)",
+    pub struct Cli => Config {
+        /// `--store-endpoint`.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub store: StoreEndpointFlags,
+    }
 }
-
-keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
         Config {
-            listen: cli
-                .common
-                .listen
-                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 7006))),
-            store_endpoint: cli
-                .store_endpoint
-                .unwrap_or_else(|| DEFAULT_STORE_ENDPOINT.to_string()),
+            listen: cli.common.listen_or(DEFAULT_LISTEN),
+            store_endpoint: cli.store.endpoint(),
         }
     }
 }

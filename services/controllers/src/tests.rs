@@ -1,4 +1,5 @@
 use super::*;
+use clap::Parser as _;
 use keelson_runtime::ServiceFlags as _;
 
 fn parse(args: &[&str]) -> Result<Config, ServiceError> {

@@ -26,11 +26,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Parser;
 use keelson_rpc::StoreGrpc;
-use keelson_runtime::{bind_and_announce, CommonFlags};
+use keelson_runtime::bind_and_announce;
 use keelson_storage::{LocalStore, StoreConfig};
-use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
 pub use keelson_runtime::parse_duration;
@@ -77,37 +75,26 @@ impl Default for Config {
     }
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
-/// name, from the `--config` file; `retention` there is a string or a
-/// number of seconds).
-#[derive(Debug, Parser, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(
-    name = "keelson-store",
-    version,
-    about = "Keelson store service (revisioned objects on sled)"
-)]
-pub struct Cli {
-    /// Data directory [default: ./keelson-data]
-    #[arg(long, env = "KEELSON_DATA_DIR", value_name = "DIR")]
-    pub data_dir: Option<PathBuf>,
-    /// How long old revisions are kept: seconds or e.g. 10s, 5m [default: 5m]
-    #[arg(
-        long,
-        alias = "etcd-compaction-interval",
-        env = "KEELSON_RETENTION",
-        value_name = "DURATION",
-        value_parser = parse_duration
-    )]
-    #[serde(default, with = "keelson_runtime::duration::option")]
-    pub retention: Option<Duration>,
-    /// `--listen` and `--config`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub common: CommonFlags,
+keelson_runtime::service_flags! {
+    "keelson-store",
+    about = "Keelson store service (revisioned objects on sled)",
+    /// In the config file `retention` is a string or a number of seconds.
+    pub struct Cli => Config {
+        /// Data directory [default: ./keelson-data]
+        #[arg(long, env = "KEELSON_DATA_DIR", value_name = "DIR")]
+        pub data_dir: Option<PathBuf>,
+        /// How long old revisions are kept: seconds or e.g. 10s, 5m [default: 5m]
+        #[arg(
+            long,
+            alias = "etcd-compaction-interval",
+            env = "KEELSON_RETENTION",
+            value_name = "DURATION",
+            value_parser = parse_duration
+        )]
+        #[serde(default, with = "keelson_runtime::duration::option")]
+        pub retention: Option<Duration>,
+    }
 }
-
-keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
@@ -155,94 +142,14 @@ pub async fn serve(
 ) -> Result<(), ServiceError> {
     // Watches (the watch replicas' followers) end as soon as shutdown
     // starts, instead of holding the drain open.
-    let (trigger, draining) = keelson_rpc::draining();
-    let grpc = StoreGrpc::new(Arc::new(store)).with_draining(draining);
-    let router = tonic::transport::Server::builder().add_service(grpc.into_server());
-    keelson_rpc::serve_with_drain(listener, router, shutdown, trigger)
-        .await
-        .map_err(keelson_runtime::ServiceError::from)?;
-    tracing::info!("store service stopped");
+    let store = Arc::new(store);
+    keelson_rpc::serve_service("store", listener, shutdown, |draining| {
+        let grpc = StoreGrpc::new(store).with_draining(draining);
+        tonic::transport::Server::builder().add_service(grpc.into_server())
+    })
+    .await?;
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use keelson_runtime::ServiceFlags as _;
-
-    fn parse(args: &[&str]) -> Result<Config, ServiceError> {
-        let mut argv = vec!["keelson-store"];
-        argv.extend_from_slice(args);
-        Cli::try_parse_from(argv)
-            .unwrap()
-            .into_config()
-            .map_err(ServiceError::from)
-    }
-
-    #[test]
-    fn defaults() {
-        let cfg = parse(&[]).unwrap();
-        assert_eq!(cfg.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(cfg.data_dir, PathBuf::from("./keelson-data"));
-        assert_eq!(cfg.retention, Duration::from_secs(300));
-    }
-
-    #[test]
-    fn the_kube_flag_name_sets_retention() {
-        let cfg = parse(&["--etcd-compaction-interval", "10s"]).unwrap();
-        assert_eq!(cfg.retention, Duration::from_secs(10));
-        let cfg = parse(&["--retention", "90"]).unwrap();
-        assert_eq!(cfg.retention, Duration::from_secs(90));
-        let err = Cli::try_parse_from(["keelson-store", "--retention", "soon"]).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("invalid value 'soon' for '--retention"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn flags_beat_the_config_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("store.toml");
-        std::fs::write(
-            &path,
-            "data-dir = \"/var/lib/keelson\"\nlisten = \"0.0.0.0:7001\"\nretention = \"2m\"\n",
-        )
-        .unwrap();
-        let p = path.to_str().unwrap();
-        let cfg = parse(&["--config", p]).unwrap();
-        assert_eq!(cfg.data_dir, PathBuf::from("/var/lib/keelson"));
-        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7001");
-        assert_eq!(cfg.retention, Duration::from_secs(120));
-        let cfg = parse(&["--config", p, "--data-dir", "/tmp/x", "--retention", "1s"]).unwrap();
-        assert_eq!(cfg.data_dir, PathBuf::from("/tmp/x"));
-        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7001");
-        assert_eq!(cfg.retention, Duration::from_secs(1));
-
-        std::fs::write(&path, "retention = 45\n").unwrap();
-        assert_eq!(
-            parse(&["--config", p]).unwrap().retention,
-            Duration::from_secs(45)
-        );
-    }
-
-    #[test]
-    fn bad_config_values_are_clear_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("store.toml");
-        std::fs::write(&path, "retention = \"forever\"\n").unwrap();
-        let err = parse(&["--config", path.to_str().unwrap()]).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("invalid retention \"forever\": "),
-            "{err}"
-        );
-        let err = parse(&[
-            "--config",
-            dir.path().join("missing.toml").to_str().unwrap(),
-        ])
-        .unwrap_err();
-        assert!(err.to_string().starts_with("config file "), "{err}");
-    }
-}
+mod tests;

@@ -30,19 +30,17 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use clap::Parser;
-use keelson_rpc::{RemoteStore, WatchCacheGrpc};
-use keelson_runtime::{bind_and_announce, CommonFlags};
+use keelson_rpc::{RemoteStore, StoreEndpointFlags, WatchCacheGrpc};
+use keelson_runtime::bind_and_announce;
 use keelson_watchcache::{LocalWatchCache, WatchCacheConfig};
-use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
+use tonic::transport::Server;
+
+pub use keelson_rpc::DEFAULT_STORE_ENDPOINT;
+pub use keelson_runtime::ServiceError;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7004";
-/// Default store endpoint.
-pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
-
-pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,57 +53,36 @@ pub struct Config {
     pub cache: WatchCacheConfig,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 7004)),
-            store_endpoint: DEFAULT_STORE_ENDPOINT.to_string(),
-            cache: WatchCacheConfig::default(),
-        }
+keelson_runtime::service_flags! {
+    "keelson-watch",
+    about = "Keelson watch service (a watch-cache replica serving lists and watches)",
+    pub struct Cli => Config {
+        /// `--store-endpoint`.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub store: StoreEndpointFlags,
+        /// Changes kept per resource [default: 10000]
+        #[arg(long, env = "KEELSON_HISTORY", value_name = "N")]
+        pub history: Option<usize>,
+        /// Bytes of object JSON kept in each resource's history [default: 64 MiB]
+        #[arg(long, env = "KEELSON_HISTORY_BYTES", value_name = "N")]
+        pub history_bytes: Option<usize>,
+        /// Events a watcher may fall behind before it is closed [default: 1024]
+        #[arg(long, env = "KEELSON_WATCHER_BUFFER", value_name = "N")]
+        pub watcher_buffer: Option<usize>,
     }
 }
-
-/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
-/// name, from the `--config` file).
-#[derive(Debug, Parser, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(
-    name = "keelson-watch",
-    version,
-    about = "Keelson watch service (a watch-cache replica serving lists and watches)"
-)]
-pub struct Cli {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
-    pub store_endpoint: Option<String>,
-    /// Changes kept per resource [default: 10000]
-    #[arg(long, env = "KEELSON_HISTORY", value_name = "N")]
-    pub history: Option<usize>,
-    /// Bytes of object JSON kept in each resource's history [default: 64 MiB]
-    #[arg(long, env = "KEELSON_HISTORY_BYTES", value_name = "N")]
-    pub history_bytes: Option<usize>,
-    /// Events a watcher may fall behind before it is closed [default: 1024]
-    #[arg(long, env = "KEELSON_WATCHER_BUFFER", value_name = "N")]
-    pub watcher_buffer: Option<usize>,
-    /// `--listen` and `--config`.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub common: CommonFlags,
-}
-
-keelson_runtime::service_flags!(Cli => Config);
 
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
-        let defaults = Config::default();
-        let mut cache = defaults.cache;
+        let mut cache = WatchCacheConfig::default();
         cache.history = cli.history.unwrap_or(cache.history);
         cache.history_bytes = cli.history_bytes.unwrap_or(cache.history_bytes);
         cache.watcher_buffer = cli.watcher_buffer.unwrap_or(cache.watcher_buffer);
         Config {
-            listen: cli.common.listen.unwrap_or(defaults.listen),
-            store_endpoint: cli.store_endpoint.unwrap_or(defaults.store_endpoint),
+            listen: cli.common.listen_or(DEFAULT_LISTEN),
+            store_endpoint: cli.store.endpoint(),
             cache,
         }
     }
@@ -131,75 +108,12 @@ pub async fn serve(
     let cache = Arc::new(LocalWatchCache::new(store, config.cache));
     // Open watches end as soon as shutdown starts; the gateway resumes them
     // on another replica.
-    let (trigger, draining) = keelson_rpc::draining();
-    let grpc = WatchCacheGrpc::new(cache).with_draining(draining);
-    let router = tonic::transport::Server::builder().add_service(grpc.into_server());
-    keelson_rpc::serve_with_drain(listener, router, shutdown, trigger).await?;
-    tracing::info!("watch service stopped");
-    Ok(())
+    keelson_rpc::serve_service("watch", listener, shutdown, |draining| {
+        let grpc = WatchCacheGrpc::new(cache).with_draining(draining);
+        Server::builder().add_service(grpc.into_server())
+    })
+    .await
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use keelson_runtime::ServiceFlags as _;
-
-    fn parse(args: &[&str]) -> Result<Config, ServiceError> {
-        let mut argv = vec!["keelson-watch"];
-        argv.extend_from_slice(args);
-        Cli::try_parse_from(argv).unwrap().into_config()
-    }
-
-    #[test]
-    fn defaults() {
-        let cfg = parse(&[]).unwrap();
-        assert_eq!(cfg.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(cfg.store_endpoint, DEFAULT_STORE_ENDPOINT);
-        assert_eq!(cfg.cache, WatchCacheConfig::default());
-    }
-
-    #[test]
-    fn flags_beat_the_config_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("watch.toml");
-        std::fs::write(
-            &path,
-            "listen = \"0.0.0.0:7004\"\nstore-endpoint = \"http://store:7001\"\nhistory = 50\nhistory-bytes = 1000\nwatcher-buffer = 7\n",
-        )
-        .unwrap();
-        let p = path.to_str().unwrap();
-        let cfg = parse(&["--config", p]).unwrap();
-        assert_eq!(cfg.listen.to_string(), "0.0.0.0:7004");
-        assert_eq!(cfg.store_endpoint, "http://store:7001");
-        assert_eq!(
-            (
-                cfg.cache.history,
-                cfg.cache.history_bytes,
-                cfg.cache.watcher_buffer
-            ),
-            (50, 1000, 7)
-        );
-        let cfg = parse(&[
-            "--config",
-            p,
-            "--history",
-            "9",
-            "--store-endpoint",
-            "http://x:1",
-        ])
-        .unwrap();
-        assert_eq!(
-            (cfg.cache.history, cfg.store_endpoint.as_str()),
-            (9, "http://x:1")
-        );
-    }
-
-    #[test]
-    fn unknown_config_keys_are_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("watch.toml");
-        std::fs::write(&path, "histroy = 1\n").unwrap();
-        let err = parse(&["--config", path.to_str().unwrap()]).unwrap_err();
-        assert!(err.to_string().contains("unknown field `histroy`"), "{err}");
-    }
-}
+mod tests;

@@ -155,14 +155,7 @@ impl Walker<'_> {
                 let Some(item_schema) = r.schema.items.as_deref() else {
                     return;
                 };
-                for (i, item) in items.iter().enumerate() {
-                    let len = ctx.strict.len();
-                    ctx.strict.push_str(&format!("[{i}]"));
-                    ctx.segs.push(Seg::Index(i));
-                    self.node(item, item_schema, ctx);
-                    ctx.segs.pop();
-                    ctx.strict.truncate(len);
-                }
+                self.items(items, ctx, |w, item, ctx| w.node(item, item_schema, ctx));
             }
             (Shape::Struct, RawNode::Object(entries)) => {
                 let name = r.struct_name().map(str::to_string);
@@ -177,17 +170,7 @@ impl Walker<'_> {
                 let Some(value_schema) = r.schema.additional_properties.as_deref() else {
                     return;
                 };
-                let mut seen = HashSet::new();
-                for (k, v) in entries {
-                    let (s_len, _) = push_key(ctx, k, false);
-                    if !seen.insert(k.as_str()) {
-                        self.out
-                            .strict
-                            .push(format!("duplicate field {:?}", ctx.strict));
-                    }
-                    self.node(v, value_schema, ctx);
-                    pop_key(ctx, s_len, None);
-                }
+                self.map_entries(entries, ctx, |w, v, ctx| w.node(v, value_schema, ctx));
             }
             (_, other) => {
                 let t = go_type(self.defs, schema);
@@ -206,9 +189,7 @@ impl Walker<'_> {
             match known {
                 Some(child) => {
                     if !first {
-                        self.out
-                            .strict
-                            .push(format!("duplicate field {:?}", ctx.strict));
+                        self.duplicate_field(ctx);
                     }
                     self.node(v, child, ctx);
                 }
@@ -229,30 +210,56 @@ impl Walker<'_> {
     fn duplicates_only(&mut self, node: &RawNode, ctx: &mut Ctx) {
         match node {
             RawNode::Object(entries) => {
-                let mut seen = HashSet::new();
-                for (k, v) in entries {
-                    let (s_len, _) = push_key(ctx, k, false);
-                    if !seen.insert(k.as_str()) {
-                        self.out
-                            .strict
-                            .push(format!("duplicate field {:?}", ctx.strict));
-                    }
-                    self.duplicates_only(v, ctx);
-                    pop_key(ctx, s_len, None);
-                }
+                self.map_entries(entries, ctx, |w, v, ctx| w.duplicates_only(v, ctx))
             }
             RawNode::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let len = ctx.strict.len();
-                    ctx.strict.push_str(&format!("[{i}]"));
-                    ctx.segs.push(Seg::Index(i));
-                    self.duplicates_only(item, ctx);
-                    ctx.segs.pop();
-                    ctx.strict.truncate(len);
-                }
+                self.items(items, ctx, |w, item, ctx| w.duplicates_only(item, ctx))
             }
             _ => {}
         }
+    }
+
+    /// The entries of a Go map (keys are not struct fields): each value
+    /// walked by `value`, a key seen twice reported as a duplicate field.
+    fn map_entries(
+        &mut self,
+        entries: &[(String, RawNode)],
+        ctx: &mut Ctx,
+        mut value: impl FnMut(&mut Self, &RawNode, &mut Ctx),
+    ) {
+        let mut seen = HashSet::new();
+        for (k, v) in entries {
+            let (s_len, _) = push_key(ctx, k, false);
+            if !seen.insert(k.as_str()) {
+                self.duplicate_field(ctx);
+            }
+            value(self, v, ctx);
+            pop_key(ctx, s_len, None);
+        }
+    }
+
+    /// The items of an array, each walked by `item` at its `[i]` path.
+    fn items(
+        &mut self,
+        items: &[RawNode],
+        ctx: &mut Ctx,
+        mut item: impl FnMut(&mut Self, &RawNode, &mut Ctx),
+    ) {
+        for (i, node) in items.iter().enumerate() {
+            let len = ctx.strict.len();
+            ctx.strict.push_str(&format!("[{i}]"));
+            ctx.segs.push(Seg::Index(i));
+            item(self, node, ctx);
+            ctx.segs.pop();
+            ctx.strict.truncate(len);
+        }
+    }
+
+    /// `duplicate field "PATH"` at the current path.
+    fn duplicate_field(&mut self, ctx: &Ctx) {
+        self.out
+            .strict
+            .push(format!("duplicate field {:?}", ctx.strict));
     }
 }
 
