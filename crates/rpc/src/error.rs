@@ -20,3 +20,9 @@ pub enum RpcError {
     #[error("gRPC server error: {0}")]
     Serve(#[from] tonic::transport::Error),
 }
+
+impl From<RpcError> for keelson_runtime::ServiceError {
+    fn from(e: RpcError) -> Self {
+        keelson_runtime::ServiceError::failed(e)
+    }
+}

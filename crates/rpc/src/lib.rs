@@ -28,7 +28,6 @@ mod error;
 mod merge;
 pub mod pb;
 mod serve;
-pub mod service;
 pub mod status;
 mod store;
 mod watch;
@@ -37,9 +36,8 @@ mod watch_cache;
 pub use admission::{AdmissionGrpc, RemoteAdmission};
 pub use channel::{lazy_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE};
 pub use error::RpcError;
+pub use keelson_runtime::{draining, DrainTrigger, Draining, SHUTDOWN_GRACE};
 pub use merge::{MergeGrpc, RemoteMerge};
-pub use serve::{
-    draining, serve, serve_with_drain, serve_with_grace, DrainTrigger, Draining, SHUTDOWN_GRACE,
-};
+pub use serve::{serve, serve_with_drain, serve_with_grace, until_draining};
 pub use store::{RemoteStore, StoreGrpc};
 pub use watch_cache::{RemoteWatchCache, WatchCacheGrpc};

@@ -1,79 +1,28 @@
-//! Serving a tonic router on a listener the caller bound.
+//! Serving a tonic router on a listener the caller bound, with the
+//! runtime's shutdown and drain (`keelson_runtime::shutdown`).
 
 use std::future::Future;
 use std::time::Duration;
 
+use futures::stream::BoxStream;
+use keelson_runtime::{draining, with_grace, DrainTrigger, Draining, SHUTDOWN_GRACE};
 use tokio::net::TcpListener;
 use tokio_stream::{wrappers::TcpListenerStream, StreamExt};
 use tonic::transport::server::Router;
 
 use crate::error::RpcError;
 
-/// How long [`serve`] waits for in-flight calls and open connections to
-/// finish after shutdown is requested.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-/// Tells long-lived response streams (watches) that their server has begun
-/// shutting down, so they end at once instead of holding the drain open
-/// for [`SHUTDOWN_GRACE`].
-#[derive(Debug, Clone)]
-pub struct Draining(tokio::sync::watch::Receiver<bool>);
-
-/// Fires a [`Draining`] signal.
-#[derive(Debug)]
-pub struct DrainTrigger(tokio::sync::watch::Sender<bool>);
-
-/// A connected trigger and signal.
-pub fn draining() -> (DrainTrigger, Draining) {
-    let (tx, rx) = tokio::sync::watch::channel(false);
-    (DrainTrigger(tx), Draining(rx))
-}
-
-impl DrainTrigger {
-    /// Start draining.
-    pub fn fire(&self) {
-        self.0.send_replace(true);
-    }
-}
-
-impl Draining {
-    /// A signal that never fires.
-    pub fn never() -> Self {
-        let (trigger, signal) = draining();
-        // Keep the sender alive for ever: a dropped sender is not a drain.
-        std::mem::forget(trigger);
-        signal
-    }
-
-    /// Whether draining has started.
-    pub fn is_draining(&self) -> bool {
-        *self.0.borrow()
-    }
-
-    /// Resolves when draining starts (never, if the trigger is dropped
-    /// without firing).
-    pub async fn started(mut self) {
-        if self.0.wait_for(|d| *d).await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-
-    /// End `stream` when draining starts, with a final `Unavailable`
-    /// status (no Kubernetes Status: clients treat it as the peer going
-    /// away, and resume elsewhere).
-    pub fn guard<T: Send + 'static>(
-        &self,
-        stream: futures::stream::BoxStream<'static, Result<T, tonic::Status>>,
-    ) -> futures::stream::BoxStream<'static, Result<T, tonic::Status>> {
-        use futures::StreamExt as F;
-        let after = self.clone();
-        let last = futures::stream::once(async move { after.is_draining() });
-        let last = F::filter_map(last, |draining| async move {
-            draining.then(|| Err(tonic::Status::unavailable("the server is shutting down")))
-        });
-        let until = F::take_until(stream, self.clone().started());
-        F::boxed(F::chain(until, last))
-    }
+/// End a response stream (a watch) when draining starts, with a final
+/// `Unavailable` status (no Kubernetes Status: clients treat it as the
+/// peer going away, and resume elsewhere).
+pub fn until_draining<T: Send + 'static>(
+    draining: &Draining,
+    stream: BoxStream<'static, Result<T, tonic::Status>>,
+) -> BoxStream<'static, Result<T, tonic::Status>> {
+    draining.guard(
+        stream,
+        Err(tonic::Status::unavailable("the server is shutting down")),
+    )
 }
 
 /// Serve `router` on `listener` until `shutdown` completes, then let
@@ -120,24 +69,15 @@ pub async fn serve_with_grace(
         }
         conn
     });
-    let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
+    let (fired, started) = draining();
     let signal = async move {
         shutdown.await;
-        let _ = fired_tx.send(());
+        fired.fire();
     };
     let server = router.serve_with_incoming_shutdown(incoming, signal);
-    let deadline = async move {
-        match fired_rx.await {
-            Ok(()) => tokio::time::sleep(grace).await,
-            Err(_) => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        res = server => res.map_err(RpcError::Serve),
-        () = deadline => {
-            tracing::warn!(?grace, "connections did not drain in time; closing them");
-            Ok(())
-        }
+    match with_grace(server, started, grace).await {
+        Some(res) => res.map_err(RpcError::Serve),
+        None => Ok(()),
     }
 }
 
@@ -152,7 +92,7 @@ mod drain_tests {
         let pending: futures::stream::BoxStream<'static, Result<u8, tonic::Status>> = F::boxed(
             F::chain(futures::stream::iter([Ok(1)]), futures::stream::pending()),
         );
-        let mut s = signal.guard(pending);
+        let mut s = until_draining(&signal, pending);
         assert_eq!(F::next(&mut s).await.unwrap().unwrap(), 1);
         trigger.fire();
         let last = F::next(&mut s).await.unwrap().unwrap_err();
@@ -166,14 +106,16 @@ mod drain_tests {
         let (_trigger, signal) = draining();
         let s: futures::stream::BoxStream<'static, Result<u8, tonic::Status>> =
             F::boxed(futures::stream::iter([Ok(1), Ok(2)]));
-        let got: Vec<_> = F::collect::<Vec<_>>(signal.guard(s)).await;
+        let got: Vec<_> = F::collect::<Vec<_>>(until_draining(&signal, s)).await;
         assert_eq!(got.len(), 2);
         assert!(got.iter().all(Result::is_ok));
         // A never-firing signal leaves streams alone too.
         let s: futures::stream::BoxStream<'static, Result<u8, tonic::Status>> =
             F::boxed(futures::stream::iter([Ok(3)]));
         assert_eq!(
-            F::collect::<Vec<_>>(Draining::never().guard(s)).await.len(),
+            F::collect::<Vec<_>>(until_draining(&Draining::never(), s))
+                .await
+                .len(),
             1
         );
     }

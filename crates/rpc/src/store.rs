@@ -233,7 +233,10 @@ impl Store for StoreGrpc {
             .watch(&gr_from_pb(gr), r.namespace.as_deref(), r.after_revision)
             .await
             .map_err(status)?;
-        Ok(Response::new(self.draining.guard(to_pb_stream(changes))))
+        Ok(Response::new(crate::until_draining(
+            &self.draining,
+            to_pb_stream(changes),
+        )))
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {

@@ -1,18 +1,15 @@
-//! Response building, body reading, query parsing and content negotiation.
+//! Response building, query parsing and content negotiation.
 
 use std::convert::Infallible;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode};
-use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, Limited};
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
 use keelson_apimachinery::ApiError;
 use serde_json::Value;
 
 /// The response body type of every handler.
 pub type Body = UnsyncBoxBody<Bytes, Infallible>;
-
-/// kube-apiserver's request body limit (`MaxRequestBodyBytes`).
-pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// A whole-body response.
 pub fn full(bytes: impl Into<Bytes>) -> Body {
@@ -72,25 +69,6 @@ pub fn add_warnings(r: &mut Response<Body>, warnings: &[String]) {
         let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
         if let Ok(v) = HeaderValue::from_str(&format!("299 - \"{}\"", escaped)) {
             r.headers_mut().append(http::header::WARNING, v);
-        }
-    }
-}
-
-/// Read a request body, rejecting more than [`MAX_BODY_BYTES`] with `413`.
-pub async fn read_body(body: hyper::body::Incoming) -> Result<Bytes, ApiError> {
-    match Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) => {
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some()
-            {
-                Err(ApiError::too_large(MAX_BODY_BYTES))
-            } else {
-                Err(ApiError::bad_request(format!(
-                    "error reading request body: {}",
-                    e
-                )))
-            }
         }
     }
 }

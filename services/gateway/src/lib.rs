@@ -4,19 +4,18 @@
 //! plain function calls in the embedded binary and gRPC clients in the
 //! distributed one.
 #![forbid(unsafe_code)]
+//!
+//! Layout (kube-apiserver's): [`filters`] — panic recovery, request info,
+//! authentication, body limits — then `handlers`, one module per verb and
+//! subresource; `server` is the TLS listener and connection loop.
 
 mod coalesce;
-mod discovery_cache;
-mod health;
+pub mod filters;
+mod handlers;
 pub mod http_util;
-mod list;
 pub mod pki;
 mod protobuf;
-pub mod request_info;
-mod resources;
-mod router;
 mod server;
-mod watch;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -91,7 +90,7 @@ pub async fn serve_until_shutdown(
     );
     println!("serving on https://{}", gw.addr);
     println!("kubeconfig: {}", gw.kubeconfig.display());
-    shutdown_signal().await;
+    keelson_runtime::shutdown_signal().await;
     tracing::info!("shutting down");
     gw.task.abort();
     Ok(())
@@ -143,27 +142,4 @@ pub async fn start(
     backends: Backends,
 ) -> Result<RunningGateway, GatewayError> {
     server::start(config, backends).await
-}
-
-/// Resolves on SIGTERM or ctrl-c.
-pub async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

@@ -10,7 +10,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use crate::router::{handle, State};
+use crate::filters::{handle, State};
 use crate::{pki, Backends, GatewayConfig, GatewayError};
 
 /// Bytes an HTTP/2 stream may queue before its body stops being polled.

@@ -1,8 +1,9 @@
 //! `keelson`: the embedded, all-in-one Kubernetes-compatible API server.
 //!
 //! Runs the gateway, store (sled in `<data-dir>/store`), admission, merge
-//! and watch-cache services in one process; they call each other through the same traits the
-//! distributed services serve over gRPC.
+//! and watch-cache services and the controllers in one process; they call
+//! each other through the same traits the distributed services serve over
+//! gRPC.
 #![forbid(unsafe_code)]
 
 use std::sync::Arc;
@@ -27,7 +28,7 @@ struct Flags {
 }
 
 fn main() -> std::process::ExitCode {
-    keelson_rpc::service::main_with("keelson", run(Flags::parse()))
+    keelson_runtime::main("keelson", run(Flags::parse()))
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
@@ -53,6 +54,10 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         store.clone(),
         keelson_watchcache::WatchCacheConfig::default(),
     ));
+    // The controllers stop with the process.
+    tokio::spawn(
+        keelson_controllers::NamespaceController::new(store.clone()).run(std::future::pending()),
+    );
     let backends = keelson_gateway::Backends {
         store,
         admission,

@@ -17,19 +17,18 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Parser;
-use keelson_rpc::service::{bind_and_announce, parse_listen, read_config_file};
 use keelson_rpc::MergeGrpc;
-use serde::Deserialize;
+use keelson_runtime::{bind_and_announce, CommonFlags};
+use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7003";
 
-pub use keelson_rpc::service::ServiceError;
+pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,41 +45,30 @@ impl Default for Config {
     }
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>`).
-#[derive(Debug, Parser)]
+/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
+/// name, from the `--config` file).
+#[derive(Debug, Parser, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(
     name = "keelson-merge",
     version,
     about = "Keelson merge service (patches, Server-Side Apply)"
 )]
 pub struct Cli {
-    /// gRPC listen address [default: 127.0.0.1:7003]
-    #[arg(long, env = "KEELSON_LISTEN", value_name = "ADDR")]
-    pub listen: Option<SocketAddr>,
-    /// TOML config file whose keys are the flag names
-    #[arg(long, env = "KEELSON_CONFIG", value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    /// `--listen` and `--config`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: CommonFlags,
 }
 
-/// Keys accepted in the config file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FileConfig {
-    listen: Option<String>,
-}
+keelson_runtime::service_flags!(Cli => Config);
 
-impl Cli {
-    /// Resolve flags and env over the config file over the defaults.
-    pub fn into_config(self) -> Result<Config, ServiceError> {
-        let file: FileConfig = read_config_file(self.config.as_deref())?;
-        let mut config = Config::default();
-        if let Some(listen) = file.listen {
-            config.listen = parse_listen(&listen)?;
+impl From<Cli> for Config {
+    /// The flags, with the defaults where unset.
+    fn from(cli: Cli) -> Config {
+        Config {
+            listen: cli.common.listen.unwrap_or(Config::default().listen),
         }
-        if let Some(listen) = self.listen {
-            config.listen = listen;
-        }
-        Ok(config)
     }
 }
 
@@ -108,6 +96,7 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_runtime::ServiceFlags as _;
 
     #[test]
     fn defaults() {

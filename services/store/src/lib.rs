@@ -20,8 +20,6 @@
 //! exits 0.
 #![forbid(unsafe_code)]
 
-mod duration;
-
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,13 +27,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use keelson_rpc::service::{bind_and_announce, parse_listen, read_config_file};
 use keelson_rpc::StoreGrpc;
+use keelson_runtime::{bind_and_announce, CommonFlags};
 use keelson_storage::{LocalStore, StoreConfig};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
-pub use duration::parse_duration;
+pub use keelson_runtime::parse_duration;
 
 /// Default gRPC listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7001";
@@ -47,7 +45,7 @@ pub const DEFAULT_DATA_DIR: &str = "./keelson-data";
 pub enum ServiceError {
     /// A config, listen or gRPC error shared with the other services.
     #[error(transparent)]
-    Service(#[from] keelson_rpc::service::ServiceError),
+    Service(#[from] keelson_runtime::ServiceError),
     /// The store could not be opened.
     #[error("cannot open the store in {dir}: {source}")]
     Open {
@@ -79,8 +77,11 @@ impl Default for Config {
     }
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>`).
-#[derive(Debug, Parser)]
+/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
+/// name, from the `--config` file; `retention` there is a string or a
+/// number of seconds).
+#[derive(Debug, Parser, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(
     name = "keelson-store",
     version,
@@ -90,9 +91,6 @@ pub struct Cli {
     /// Data directory [default: ./keelson-data]
     #[arg(long, env = "KEELSON_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// gRPC listen address [default: 127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_LISTEN", value_name = "ADDR")]
-    pub listen: Option<SocketAddr>,
     /// How long old revisions are kept: seconds or e.g. 10s, 5m [default: 5m]
     #[arg(
         long,
@@ -101,63 +99,25 @@ pub struct Cli {
         value_name = "DURATION",
         value_parser = parse_duration
     )]
+    #[serde(default, with = "keelson_runtime::duration::option")]
     pub retention: Option<Duration>,
-    /// TOML config file whose keys are the flag names
-    #[arg(long, env = "KEELSON_CONFIG", value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    /// `--listen` and `--config`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: CommonFlags,
 }
 
-/// Keys accepted in the config file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FileConfig {
-    data_dir: Option<PathBuf>,
-    listen: Option<String>,
-    /// A string (`"5m"`) or a number of seconds.
-    retention: Option<DurationValue>,
-}
+keelson_runtime::service_flags!(Cli => Config);
 
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum DurationValue {
-    Seconds(u64),
-    Text(String),
-}
-
-impl Cli {
-    /// Resolve flags and env over the config file over the defaults.
-    pub fn into_config(self) -> Result<Config, ServiceError> {
-        let file: FileConfig = read_config_file(self.config.as_deref())?;
-        let mut config = Config::default();
-        if let Some(dir) = file.data_dir {
-            config.data_dir = dir;
+impl From<Cli> for Config {
+    /// The flags, with the defaults where unset.
+    fn from(cli: Cli) -> Config {
+        let defaults = Config::default();
+        Config {
+            data_dir: cli.data_dir.unwrap_or(defaults.data_dir),
+            listen: cli.common.listen.unwrap_or(defaults.listen),
+            retention: cli.retention.unwrap_or(defaults.retention),
         }
-        if let Some(listen) = file.listen {
-            config.listen = parse_listen(&listen)?;
-        }
-        match file.retention {
-            Some(DurationValue::Seconds(s)) => config.retention = Duration::from_secs(s),
-            Some(DurationValue::Text(t)) => {
-                config.retention = parse_duration(&t).map_err(|reason| {
-                    keelson_rpc::service::ServiceError::InvalidValue {
-                        key: "retention",
-                        value: t.clone(),
-                        reason,
-                    }
-                })?
-            }
-            None => {}
-        }
-        if let Some(dir) = self.data_dir {
-            config.data_dir = dir;
-        }
-        if let Some(listen) = self.listen {
-            config.listen = listen;
-        }
-        if let Some(r) = self.retention {
-            config.retention = r;
-        }
-        Ok(config)
     }
 }
 
@@ -200,7 +160,7 @@ pub async fn serve(
     let router = tonic::transport::Server::builder().add_service(grpc.into_server());
     keelson_rpc::serve_with_drain(listener, router, shutdown, trigger)
         .await
-        .map_err(keelson_rpc::service::ServiceError::from)?;
+        .map_err(keelson_runtime::ServiceError::from)?;
     tracing::info!("store service stopped");
     Ok(())
 }
@@ -208,11 +168,15 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_runtime::ServiceFlags as _;
 
     fn parse(args: &[&str]) -> Result<Config, ServiceError> {
         let mut argv = vec!["keelson-store"];
         argv.extend_from_slice(args);
-        Cli::try_parse_from(argv).unwrap().into_config()
+        Cli::try_parse_from(argv)
+            .unwrap()
+            .into_config()
+            .map_err(ServiceError::from)
     }
 
     #[test]

@@ -28,14 +28,13 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Parser;
-use keelson_rpc::service::{bind_and_announce, parse_listen, read_config_file};
 use keelson_rpc::{RemoteStore, WatchCacheGrpc};
+use keelson_runtime::{bind_and_announce, CommonFlags};
 use keelson_watchcache::{LocalWatchCache, WatchCacheConfig};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
 /// Default gRPC listen address.
@@ -43,7 +42,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7004";
 /// Default store endpoint.
 pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
 
-pub use keelson_rpc::service::ServiceError;
+pub use keelson_runtime::ServiceError;
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,17 +65,16 @@ impl Default for Config {
     }
 }
 
-/// Command line (each flag also read from `KEELSON_<FLAG>`).
-#[derive(Debug, Parser)]
+/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
+/// name, from the `--config` file).
+#[derive(Debug, Parser, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(
     name = "keelson-watch",
     version,
     about = "Keelson watch service (a watch-cache replica serving lists and watches)"
 )]
 pub struct Cli {
-    /// gRPC listen address [default: 127.0.0.1:7004]
-    #[arg(long, env = "KEELSON_LISTEN", value_name = "ADDR")]
-    pub listen: Option<SocketAddr>,
     /// Store service endpoint [default: http://127.0.0.1:7001]
     #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
     pub store_endpoint: Option<String>,
@@ -89,47 +87,27 @@ pub struct Cli {
     /// Events a watcher may fall behind before it is closed [default: 1024]
     #[arg(long, env = "KEELSON_WATCHER_BUFFER", value_name = "N")]
     pub watcher_buffer: Option<usize>,
-    /// TOML config file whose keys are the flag names
-    #[arg(long, env = "KEELSON_CONFIG", value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    /// `--listen` and `--config`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: CommonFlags,
 }
 
-/// Keys accepted in the config file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FileConfig {
-    listen: Option<String>,
-    store_endpoint: Option<String>,
-    history: Option<usize>,
-    history_bytes: Option<usize>,
-    watcher_buffer: Option<usize>,
-}
+keelson_runtime::service_flags!(Cli => Config);
 
-impl Cli {
-    /// Resolve flags and env over the config file over the defaults.
-    pub fn into_config(self) -> Result<Config, ServiceError> {
-        let file: FileConfig = read_config_file(self.config.as_deref())?;
-        let mut config = Config::default();
-        if let Some(listen) = file.listen {
-            config.listen = parse_listen(&listen)?;
+impl From<Cli> for Config {
+    /// The flags, with the defaults where unset.
+    fn from(cli: Cli) -> Config {
+        let defaults = Config::default();
+        let mut cache = defaults.cache;
+        cache.history = cli.history.unwrap_or(cache.history);
+        cache.history_bytes = cli.history_bytes.unwrap_or(cache.history_bytes);
+        cache.watcher_buffer = cli.watcher_buffer.unwrap_or(cache.watcher_buffer);
+        Config {
+            listen: cli.common.listen.unwrap_or(defaults.listen),
+            store_endpoint: cli.store_endpoint.unwrap_or(defaults.store_endpoint),
+            cache,
         }
-        let store_endpoint = self.store_endpoint.or(file.store_endpoint);
-        if let Some(ep) = store_endpoint {
-            config.store_endpoint = ep;
-        }
-        if let Some(listen) = self.listen {
-            config.listen = listen;
-        }
-        if let Some(n) = self.history.or(file.history) {
-            config.cache.history = n;
-        }
-        if let Some(n) = self.history_bytes.or(file.history_bytes) {
-            config.cache.history_bytes = n;
-        }
-        if let Some(n) = self.watcher_buffer.or(file.watcher_buffer) {
-            config.cache.watcher_buffer = n;
-        }
-        Ok(config)
     }
 }
 
@@ -164,6 +142,7 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keelson_runtime::ServiceFlags as _;
 
     fn parse(args: &[&str]) -> Result<Config, ServiceError> {
         let mut argv = vec!["keelson-watch"];

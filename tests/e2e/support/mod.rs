@@ -1,4 +1,4 @@
-//! Start a real Keelson (embedded, or six processes over gRPC) and drive it
+//! Start a real Keelson (embedded, or seven processes over gRPC) and drive it
 //! with the installed kubectl and raw HTTPS.
 #![allow(dead_code)]
 
@@ -17,8 +17,8 @@ pub enum Mode {
     /// One `keelson` process.
     Embedded,
     /// `keelson-store`, `keelson-admission`, `keelson-merge`, two
-    /// `keelson-watch` replicas and `keelson-gateway`, talking gRPC on
-    /// loopback.
+    /// `keelson-watch` replicas, `keelson-controllers` and
+    /// `keelson-gateway`, talking gRPC on loopback.
     Distributed,
 }
 
@@ -168,6 +168,17 @@ impl Cluster {
                     children.push((format!("keelson-watch-{i}"), w));
                     watch_eps.push(format!("http://{addr}"));
                 }
+                let (ctl, _) = spawn_and_wait(
+                    "keelson-controllers",
+                    Command::new(env!("CARGO_BIN_EXE_keelson-controllers")).args([
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--store-endpoint",
+                        &store_ep,
+                    ]),
+                    listening,
+                );
+                children.push(("keelson-controllers".to_string(), ctl));
                 let (gw, url) = spawn_and_wait(
                     "keelson-gateway",
                     Command::new(env!("CARGO_BIN_EXE_keelson-gateway"))

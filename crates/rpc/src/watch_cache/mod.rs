@@ -118,7 +118,10 @@ impl WatchCache for WatchCacheGrpc {
     ) -> Result<Response<Self::WatchStream>, Status> {
         let req = watch_request_from_pb(SERVICE, req.into_inner()).map_err(status)?;
         let events = self.api.watch(req).await.map_err(status)?;
-        Ok(Response::new(self.draining.guard(events_to_pb(events))))
+        Ok(Response::new(crate::until_draining(
+            &self.draining,
+            events_to_pb(events),
+        )))
     }
 
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {

@@ -3,10 +3,10 @@
 
 use clap::Parser;
 use keelson_admission_service::{run, Cli};
-use keelson_rpc::service::{main_with, shutdown_signal};
+use keelson_runtime::{shutdown_signal, ServiceFlags};
 
 fn main() -> std::process::ExitCode {
-    main_with("keelson-admission", async {
+    keelson_runtime::main("keelson-admission", async {
         run(Cli::parse().into_config()?, shutdown_signal()).await
     })
 }

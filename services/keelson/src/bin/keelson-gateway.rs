@@ -49,7 +49,7 @@ struct Flags {
 }
 
 fn main() -> std::process::ExitCode {
-    keelson_rpc::service::main_with("keelson-gateway", run(Flags::parse()))
+    keelson_runtime::main("keelson-gateway", run(Flags::parse()))
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {

@@ -3,10 +3,10 @@
 
 use clap::Parser;
 use keelson_merge_service::{run, Cli};
-use keelson_rpc::service::{main_with, shutdown_signal};
+use keelson_runtime::{shutdown_signal, ServiceFlags};
 
 fn main() -> std::process::ExitCode {
-    main_with("keelson-merge", async {
+    keelson_runtime::main("keelson-merge", async {
         run(Cli::parse().into_config()?, shutdown_signal()).await
     })
 }

@@ -2,11 +2,11 @@
 #![forbid(unsafe_code)]
 
 use clap::Parser;
-use keelson_rpc::service::{main_with, shutdown_signal};
+use keelson_runtime::{shutdown_signal, ServiceFlags};
 use keelson_watch_service::{run, Cli};
 
 fn main() -> std::process::ExitCode {
-    main_with("keelson-watch", async {
+    keelson_runtime::main("keelson-watch", async {
         run(Cli::parse().into_config()?, shutdown_signal()).await
     })
 }

@@ -31,8 +31,8 @@ use serde_json::{json, Value};
 
 use keelson_selectors::{FieldSelector, LabelSelector};
 
+use crate::filters::request_info::ResourceRequest;
 use crate::http_util::{Body, Query};
-use crate::request_info::ResourceRequest;
 use crate::Backends;
 
 /// Events already waiting are sent together in frames up to this size.

@@ -1,6 +1,77 @@
-//! URL → what is being asked for (kube-apiserver's `RequestInfo`).
+//! URL and method → what is being asked for (kube-apiserver's
+//! `RequestInfo`): the target, and for resource requests the Kubernetes
+//! verb that authorization and the handlers use.
 
+use http::Method;
 use percent_encoding::percent_decode_str;
+
+use crate::http_util::Query;
+
+/// The Kubernetes verb of a resource request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Patch,
+    Delete,
+    DeleteCollection,
+}
+
+impl Verb {
+    /// The verb as discovery and RBAC spell it (`deletecollection`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+            Verb::DeleteCollection => "deletecollection",
+        }
+    }
+
+    /// The verb of `method` on a collection (`collection`) or one object;
+    /// `None` when the method means nothing there (`405`).
+    pub fn of(method: &Method, collection: bool, watch: bool) -> Option<Verb> {
+        Some(match (method.as_str(), collection) {
+            ("GET", true) if watch => Verb::Watch,
+            ("GET", true) => Verb::List,
+            ("GET", false) => Verb::Get,
+            ("POST", true) => Verb::Create,
+            ("PUT", false) => Verb::Update,
+            ("PATCH", false) => Verb::Patch,
+            ("DELETE", false) => Verb::Delete,
+            ("DELETE", true) => Verb::DeleteCollection,
+            _ => return None,
+        })
+    }
+}
+
+/// What one request asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestInfo {
+    pub target: Target,
+    /// The Kubernetes verb of a resource request; `None` for other paths
+    /// and for methods a resource URL does not take.
+    pub verb: Option<Verb>,
+}
+
+impl RequestInfo {
+    /// Parse a request's method, path and query.
+    pub fn new(method: &Method, path: &str, query: &Query) -> RequestInfo {
+        let target = parse(path);
+        let verb = match &target {
+            Target::Resource(ri) => Verb::of(method, ri.name.is_empty(), query.flag("watch")),
+            _ => None,
+        };
+        RequestInfo { target, verb }
+    }
+}
 
 /// A request for a resource (or one of its subresources).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -136,6 +207,28 @@ mod tests {
             Target::Resource(r) => r,
             other => panic!("{path}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn verbs() {
+        let info = |m: Method, path: &str, q: &str| {
+            RequestInfo::new(&m, path, &Query::parse(Some(q))).verb
+        };
+        let pods = "/api/v1/namespaces/d/pods";
+        assert_eq!(info(Method::GET, pods, ""), Some(Verb::List));
+        assert_eq!(info(Method::GET, pods, "watch=1"), Some(Verb::Watch));
+        assert_eq!(info(Method::GET, pods, "watch=false"), Some(Verb::List));
+        assert_eq!(info(Method::POST, pods, ""), Some(Verb::Create));
+        assert_eq!(info(Method::DELETE, pods, ""), Some(Verb::DeleteCollection));
+        assert_eq!(info(Method::PUT, pods, ""), None);
+        let pod = "/api/v1/namespaces/d/pods/p";
+        assert_eq!(info(Method::GET, pod, "watch=1"), Some(Verb::Get));
+        assert_eq!(info(Method::PUT, pod, ""), Some(Verb::Update));
+        assert_eq!(info(Method::PATCH, pod, ""), Some(Verb::Patch));
+        assert_eq!(info(Method::DELETE, pod, ""), Some(Verb::Delete));
+        assert_eq!(info(Method::POST, pod, ""), None);
+        assert_eq!(info(Method::GET, "/version", ""), None);
+        assert_eq!(Verb::DeleteCollection.as_str(), "deletecollection");
     }
 
     #[test]

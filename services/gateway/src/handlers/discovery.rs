@@ -1,69 +1,27 @@
-//! Top-level routing: authentication, then discovery, OpenAPI, health or a
-//! resource handler.
+//! Discovery and OpenAPI: `/version`, `/api`, `/apis` (legacy and
+//! aggregated), `/apis/{group}[/{version}]` and `/openapi/v3[/...]`, served
+//! from documents serialised once, with ETags and `304 Not Modified`.
 
 use std::sync::Arc;
 
-use http::{HeaderValue, Request, Response};
+use http::{HeaderValue, Response};
 use keelson_apimachinery::ApiError;
 
-use crate::discovery_cache::{docs, Doc};
-use crate::http_util::{
-    bytes_response, negotiate_output, parse_accept, status_response, Body, Output, Query,
-};
-use crate::request_info::{parse, Target};
-use crate::{health, resources, Backends};
+use super::discovery_cache::{docs, Doc};
+use crate::filters::request_info::Target;
+use crate::http_util::{bytes_response, parse_accept, status_response, Body, Output, Query};
 
-/// Per-server state shared by all connections.
-pub struct State {
-    pub backends: Backends,
-    /// The admin bearer token.
-    pub token: String,
-}
-
-/// Paths kube-apiserver serves to unauthenticated clients by default
-/// (`system:public-info-viewer`).
-fn is_public(t: &Target) -> bool {
-    matches!(t, Target::Version | Target::Health { .. })
-}
-
-fn authenticated(state: &State, req: &Request<hyper::body::Incoming>) -> bool {
-    let Some(h) = req
-        .headers()
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let Some(token) = h.strip_prefix("Bearer ").map(str::trim) else {
-        return false;
-    };
-    // Constant-time comparison: no early exit on the first differing byte.
-    let (a, b) = (token.as_bytes(), state.token.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Handle one HTTP request.
-pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Response<Body> {
-    let target = parse(req.uri().path());
-    let query = Query::parse(req.uri().query());
-    let accept = req
-        .headers()
-        .get(http::header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    if !is_public(&target) && !authenticated(&state, &req) {
-        return status_response(&ApiError::unauthorized(), Output::Json);
-    }
-    let if_none_match = req
-        .headers()
-        .get(http::header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let inm = if_none_match.as_deref();
+/// Serve a discovery or OpenAPI target.
+pub(crate) fn serve(
+    target: Target,
+    query: &Query,
+    accept: Option<&str>,
+    inm: Option<&str>,
+) -> Response<Body> {
     match target {
         Target::Version => doc_response(&docs().version, "application/json", inm, false),
-        Target::CoreGroup => discovery(true, accept.as_deref(), inm),
-        Target::Groups => discovery(false, accept.as_deref(), inm),
+        Target::CoreGroup => discovery(true, accept, inm),
+        Target::Groups => discovery(false, accept, inm),
         Target::Group(g) => match keelson_discovery::api_group(&g) {
             Some(v) => json_value(&v),
             None => not_found(),
@@ -87,27 +45,7 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
             }
             None => not_found(),
         },
-        Target::Health { endpoint, check } => {
-            health::serve(&state.backends, &endpoint, check.as_deref(), &query).await
-        }
-        Target::Resource(ri) => {
-            let out = match negotiate_output(accept.as_deref()) {
-                Ok(o) => o,
-                Err(e) => return status_response(&e, Output::Json),
-            };
-            let (parts, body) = req.into_parts();
-            resources::handle(
-                &state.backends,
-                &parts.method,
-                &ri,
-                &query,
-                &parts.headers,
-                body,
-                out,
-            )
-            .await
-        }
-        Target::Unknown => not_found(),
+        _ => not_found(),
     }
 }
 

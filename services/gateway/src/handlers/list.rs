@@ -16,8 +16,8 @@ use keelson_registry::ResourceInfo;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::filters::request_info::ResourceRequest;
 use crate::http_util::{encode, Body, Output, Query};
-use crate::request_info::ResourceRequest;
 use crate::Backends;
 
 /// Body frames of a streamed list are cut at about this size.

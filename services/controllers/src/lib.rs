@@ -1,0 +1,127 @@
+//! `keelson-controllers`: runs Keelson's controllers (today the namespace
+//! controller) against a remote store, as kube-controller-manager runs
+//! beside kube-apiserver. One replica is enough: the controllers are
+//! idempotent, so a second one only repeats work.
+//!
+//! # Configuration
+//!
+//! | flag | env | config file key | default |
+//! |---|---|---|---|
+//! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7006` |
+//! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
+//! | `--config FILE` | `KEELSON_CONFIG` | | none |
+//!
+//! `listen` serves plain-HTTP health checks: `/healthz` and `/livez` answer
+//! `ok` while the process runs, `/readyz` once the controllers follow the
+//! store's change stream (500 while they (re)sync or the store is down).
+//! The optional `--config` file is TOML whose keys are the flag names.
+//! Precedence: defaults < config file < environment < flags. The store is
+//! dialled lazily, so this service may start before the store. Port `0`
+//! picks a free port; the bound address is printed on stdout as
+//! `listening on 127.0.0.1:PORT`. Logs go to stderr (`RUST_LOG`, default
+//! `info`). SIGTERM or ctrl-c stops the controllers and exits 0.
+#![forbid(unsafe_code)]
+
+mod health;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use clap::Parser;
+use keelson_controllers::NamespaceController;
+use keelson_rpc::RemoteStore;
+use keelson_runtime::{bind_and_announce, CommonFlags};
+use serde::{Deserialize, Serialize};
+use tokio::net::TcpListener;
+
+pub use keelson_runtime::ServiceError;
+
+/// Default health listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7006";
+/// Default store endpoint.
+pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
+
+/// The resolved configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Health endpoint listen address.
+    pub listen: SocketAddr,
+    /// The store service, `http://host:port`.
+    pub store_endpoint: String,
+}
+
+/// Command line (each flag also read from `KEELSON_<FLAG>` and, by its
+/// name, from the `--config` file).
+#[derive(Debug, Parser, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[command(
+    name = "keelson-controllers",
+    version,
+    about = "Keelson controllers (the namespace controller)"
+)]
+pub struct Cli {
+    /// Store service endpoint [default: http://127.0.0.1:7001]
+    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
+    pub store_endpoint: Option<String>,
+    /// `--listen` and `--config`.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: CommonFlags,
+}
+
+keelson_runtime::service_flags!(Cli => Config);
+
+impl From<Cli> for Config {
+    /// The flags, with the defaults where unset.
+    fn from(cli: Cli) -> Config {
+        Config {
+            listen: cli
+                .common
+                .listen
+                .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 7006))),
+            store_endpoint: cli
+                .store_endpoint
+                .unwrap_or_else(|| DEFAULT_STORE_ENDPOINT.to_string()),
+        }
+    }
+}
+
+/// Bind `config.listen`, announce it, and run until `shutdown` completes.
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServiceError> {
+    let listener = bind_and_announce("controllers", config.listen).await?;
+    serve(&config, listener, shutdown).await
+}
+
+/// Run the controllers and the health endpoint on an already bound
+/// listener until `shutdown` completes.
+pub async fn serve(
+    config: &Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ServiceError> {
+    let store =
+        Arc::new(RemoteStore::connect_lazy(&config.store_endpoint).map_err(ServiceError::failed)?);
+    tracing::info!(store = %config.store_endpoint, "controllers using the remote store");
+    let namespaces = NamespaceController::new(store);
+    let synced = namespaces.synced();
+    let (trigger, draining) = keelson_runtime::draining();
+    let controllers = tokio::spawn(namespaces.run(draining.clone().started()));
+    let health = health::serve(listener, synced, draining.started());
+    tokio::pin!(health);
+    tokio::select! {
+        () = shutdown => {}
+        res = &mut health => return res.map_err(ServiceError::failed),
+    }
+    trigger.fire();
+    let _ = controllers.await;
+    let _ = health.await;
+    tracing::info!("controllers stopped");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

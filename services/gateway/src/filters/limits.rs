@@ -1,0 +1,88 @@
+//! The request body limit (kube-apiserver's `MaxRequestBodyBytes`, 3 MiB):
+//! a body is read only by a handler that needs it, at most [`MAX_BODY_BYTES`]
+//! (`413` beyond).
+//!
+//! A body the handler did not read — an answer given before it (401, 404,
+//! 405, 415), or the rest of a body over the limit — is drained in the
+//! background, up to [`DRAIN_BYTES`] within [`DRAIN_TIME`]. Dropping it
+//! unread would make hyper reset the HTTP/2 stream while the client is
+//! still sending, which clients such as curl report as a failed transfer
+//! (error 92) instead of the answer.
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::{Body as _, Incoming};
+use keelson_apimachinery::{ApiError, ApiResult};
+
+/// kube-apiserver's request body limit (`MaxRequestBodyBytes`).
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+/// At most this much of an unread body is drained.
+pub const DRAIN_BYTES: usize = 64 * 1024 * 1024;
+/// Draining an unread body stops after this long.
+pub const DRAIN_TIME: Duration = Duration::from_secs(30);
+
+/// A request body that is read on demand and drained when dropped unread.
+pub struct RequestBody {
+    body: Option<Incoming>,
+}
+
+impl RequestBody {
+    /// Wrap the connection's body.
+    pub fn new(body: Incoming) -> Self {
+        RequestBody { body: Some(body) }
+    }
+
+    /// Read the whole body, rejecting more than [`MAX_BODY_BYTES`] with
+    /// `413 RequestEntityTooLarge`. A second read returns an empty body.
+    pub async fn read(&mut self) -> ApiResult<Bytes> {
+        let Some(body) = self.body.as_mut() else {
+            return Ok(Bytes::new());
+        };
+        let mut buf = BytesMut::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame
+                .map_err(|e| ApiError::bad_request(format!("error reading request body: {}", e)))?;
+            if let Ok(data) = frame.into_data() {
+                if buf.len() + data.len() > MAX_BODY_BYTES {
+                    // The rest is drained on drop.
+                    return Err(ApiError::too_large(MAX_BODY_BYTES));
+                }
+                buf.extend_from_slice(&data);
+            }
+        }
+        self.body = None;
+        Ok(buf.freeze())
+    }
+}
+
+impl Drop for RequestBody {
+    fn drop(&mut self) {
+        let Some(body) = self.body.take() else {
+            return;
+        };
+        if body.is_end_stream() {
+            return;
+        }
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(drain(body));
+        }
+    }
+}
+
+/// Read and discard what is left of a body, within the drain bounds.
+async fn drain(mut body: Incoming) {
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        let mut seen = 0usize;
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Some(data) = frame.data_ref() {
+                seen += data.len();
+                if seen > DRAIN_BYTES {
+                    break;
+                }
+            }
+        }
+    })
+    .await;
+}

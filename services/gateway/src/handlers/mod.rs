@@ -1,0 +1,129 @@
+//! The handlers behind the filter chain, kube-apiserver's
+//! `endpoints/handlers`: one module per verb (`get`, `list`, `watch`,
+//! `create`, `update`, `patch`, `delete`, `deletecollection`), per
+//! subresource (`status`, `scale`), and the non-resource endpoints
+//! (discovery, OpenAPI, health). [`resource`] resolves a resource request
+//! against the catalog and dispatches it to its verb.
+//!
+//! Shared by the verb modules: [`Ctx`] (what a handler knows about the
+//! request), [`Reply`] (what it answers), [`object`] (body decoding and
+//! type-meta checks) and [`write`] (the admission + store write path).
+
+mod create;
+mod delete;
+mod deletecollection;
+mod discovery;
+pub(crate) mod discovery_cache;
+mod get;
+mod health;
+mod list;
+mod object;
+mod options;
+mod patch;
+pub(crate) mod resource;
+mod scale;
+mod status;
+mod update;
+mod watch;
+mod write;
+
+use std::sync::Arc;
+
+use http::{HeaderMap, Response};
+use keelson_api::ObjectKey;
+use keelson_apimachinery::{ApiError, GroupResource};
+use keelson_registry::ResourceInfo;
+use serde_json::Value;
+
+use crate::filters::limits::RequestBody;
+use crate::filters::request_info::{ResourceRequest, Target, Verb};
+use crate::filters::State;
+use crate::http_util::{negotiate_output, status_response, Body, Output, Query};
+use crate::Backends;
+
+/// A successful handler result: status code, object, warnings.
+pub(crate) struct Reply {
+    pub code: u16,
+    pub object: Value,
+    pub warnings: Vec<String>,
+}
+
+impl Reply {
+    pub fn ok(object: Value) -> Self {
+        Reply {
+            code: 200,
+            object,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A failed handler result: the error and the warnings gathered before it.
+pub(crate) type HandlerResult = Result<Reply, (ApiError, Vec<String>)>;
+
+/// An error with no warnings.
+pub(crate) fn plain(e: ApiError) -> (ApiError, Vec<String>) {
+    (e, Vec::new())
+}
+
+/// Everything a verb handler needs about the request.
+pub(crate) struct Ctx<'a> {
+    pub b: &'a Backends,
+    pub ri: &'a ResourceRequest,
+    pub info: &'static ResourceInfo,
+    pub query: &'a Query,
+    pub headers: &'a HeaderMap,
+}
+
+impl Ctx<'_> {
+    pub fn key(&self, name: &str) -> ObjectKey {
+        ObjectKey::new(self.info.gr(), &self.ri.namespace, name)
+    }
+    pub fn gr(&self) -> GroupResource {
+        self.info.gr()
+    }
+    pub fn has_status(&self) -> bool {
+        self.info.has_subresource("status")
+    }
+    pub fn header(&self, name: http::header::HeaderName) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Route an authenticated request to its handler.
+pub(crate) async fn route(
+    state: &Arc<State>,
+    target: Target,
+    verb: Option<Verb>,
+    query: &Query,
+    headers: &HeaderMap,
+    body: &mut RequestBody,
+) -> Response<Body> {
+    let header = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &http::HeaderValue| v.to_str().ok())
+    };
+    let accept = header(http::header::ACCEPT);
+    let inm = header(http::header::IF_NONE_MATCH);
+    match target {
+        Target::Version
+        | Target::CoreGroup
+        | Target::Groups
+        | Target::Group(_)
+        | Target::GroupVersion { .. }
+        | Target::OpenApiRoot
+        | Target::OpenApiDoc(_) => discovery::serve(target, query, accept, inm),
+        Target::Health { endpoint, check } => {
+            health::serve(&state.backends, &endpoint, check.as_deref(), query).await
+        }
+        Target::Resource(ri) => {
+            let out = match negotiate_output(accept) {
+                Ok(o) => o,
+                Err(e) => return status_response(&e, Output::Json),
+            };
+            resource::serve(&state.backends, verb, &ri, query, headers, body, out).await
+        }
+        Target::Unknown => status_response(&ApiError::path_not_found(), Output::Json),
+    }
+}

@@ -1,0 +1,131 @@
+//! Request bodies as objects: decoding by Content-Type, type-meta and
+//! namespace checks with kube's wording, and the URL-name check.
+
+use bytes::Bytes;
+use keelson_apimachinery::meta::{meta_mut, meta_str};
+use keelson_apimachinery::{ApiError, ApiResult};
+use serde_json::{Map, Value};
+
+use super::Ctx;
+use crate::http_util::{negotiate_input, Input};
+/// Decode a body by its Content-Type; the raw bytes come back for JSON
+/// (duplicate-field detection).
+pub(crate) fn decode_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<(Value, Option<Vec<u8>>)> {
+    let input = negotiate_input(cx.header(http::header::CONTENT_TYPE))?;
+    let value: Value = match input {
+        Input::Json => serde_json::from_slice(body).map_err(|e| decode_error(cx, body, &e))?,
+        Input::Yaml => serde_yaml::from_slice(body).map_err(|e| {
+            ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {}): {} ({})",
+                cx.info.kind,
+                e,
+                summary(body)
+            ))
+        })?,
+        Input::Protobuf => crate::protobuf::decode(body)?,
+    };
+    let raw = (input == Input::Json).then(|| body.to_vec());
+    Ok((value, raw))
+}
+
+/// kube's 30-byte body summary in decode errors.
+pub(crate) fn summary(body: &[u8]) -> String {
+    let s = String::from_utf8_lossy(body);
+    let mut out: String = s.chars().take(30).collect();
+    if s.chars().count() > 30 {
+        out.push_str(" ...");
+    }
+    out
+}
+
+fn decode_error(cx: &Ctx<'_>, body: &[u8], e: &serde_json::Error) -> ApiError {
+    ApiError::bad_request(format!(
+        "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {} ({})",
+        cx.info.kind,
+        e,
+        summary(body)
+    ))
+}
+
+/// Check and fill `apiVersion`, `kind` and `metadata.namespace` of a body.
+pub(crate) fn prepare_object(cx: &Ctx<'_>, mut obj: Value) -> ApiResult<Value> {
+    let kind = &cx.info.kind;
+    let api_version = cx.info.api_version();
+    let Some(map) = obj.as_object_mut() else {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): body is not a JSON object",
+            kind
+        )));
+    };
+    match map.get("apiVersion") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(v)) if v.is_empty() || *v == api_version => {}
+        Some(Value::String(v)) => {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({}) does not match the expected API version ({})",
+                v, api_version
+            )))
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(format!(
+                "{} in version {:?} cannot be handled as a {}: json: cannot unmarshal non-string into Go struct field TypeMeta.apiVersion of type string",
+                kind, cx.info.version, kind
+            )))
+        }
+    }
+    match map.get("kind") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(k)) if k.is_empty() || k == kind => {}
+        Some(Value::String(k)) => {
+            return Err(ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {}): object kind {:?} does not match",
+                kind, k
+            )))
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(format!(
+                "{} in version {:?} cannot be handled as a {}: json: cannot unmarshal non-string into Go struct field TypeMeta.kind of type string",
+                kind, cx.info.version, kind
+            )))
+        }
+    }
+    map.insert("apiVersion".into(), Value::String(api_version));
+    map.insert("kind".into(), Value::String(kind.clone()));
+    match map.get("metadata") {
+        None | Some(Value::Null) => {
+            map.insert("metadata".into(), Value::Object(Map::new()));
+        }
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(ApiError::bad_request(format!(
+                "{} in version {:?} cannot be handled as a {}: json: cannot unmarshal non-object into Go struct field {}.metadata of type v1.ObjectMeta",
+                kind, cx.info.version, kind, kind
+            )))
+        }
+    }
+    let ns_in_body = meta_str(&obj, "namespace").to_string();
+    if cx.info.namespaced {
+        if ns_in_body.is_empty() {
+            keelson_apimachinery::meta::set_meta_str(&mut obj, "namespace", &cx.ri.namespace);
+        } else if ns_in_body != cx.ri.namespace {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+    } else if let Some(m) = meta_mut(&mut obj) {
+        m.remove("namespace");
+    }
+    Ok(obj)
+}
+
+/// The body's `metadata.name` must equal the URL's.
+pub(crate) fn check_name(obj: &Value, url_name: &str) -> ApiResult<()> {
+    let name = meta_str(obj, "name");
+    if name != url_name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({}) does not match the name on the URL ({})",
+            name, url_name
+        )));
+    }
+    Ok(())
+}

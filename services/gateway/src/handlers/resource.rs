@@ -1,0 +1,142 @@
+//! Resource requests: resolve the URL against the catalog, check the verb
+//! and subresource, and dispatch to the verb's handler.
+
+use http::{HeaderMap, Response};
+use keelson_apimachinery::{ApiError, ApiResult};
+use keelson_registry::ResourceInfo;
+
+use super::{plain, Ctx, HandlerResult};
+use crate::filters::limits::RequestBody;
+use crate::filters::request_info::{ResourceRequest, Verb};
+use crate::http_util::{add_warnings, encode, status_response, Body, Output, Query};
+use crate::Backends;
+
+/// Serve one resource request.
+pub(crate) async fn serve(
+    b: &Backends,
+    verb: Option<Verb>,
+    ri: &ResourceRequest,
+    query: &Query,
+    headers: &HeaderMap,
+    body: &mut RequestBody,
+    out: Output,
+) -> Response<Body> {
+    let info = match resolve(ri) {
+        Ok(info) => info,
+        Err(e) => return status_response(&e, out),
+    };
+    if let Some(verb @ (Verb::List | Verb::Watch)) = verb {
+        let served = match check_collection_verb(info, verb) {
+            Ok(()) if verb == Verb::Watch => super::watch::serve(b, info, ri, query).await,
+            Ok(()) => super::list::serve(b, info, ri, query, out).await,
+            Err(e) => Err(e),
+        };
+        return served.unwrap_or_else(|e| status_response(&e, out));
+    }
+    let cx = Ctx {
+        b,
+        ri,
+        info,
+        query,
+        headers,
+    };
+    match dispatch(&cx, verb, body).await {
+        Ok(r) => {
+            let mut resp = encode(r.code, out, &r.object);
+            add_warnings(&mut resp, &r.warnings);
+            resp
+        }
+        Err((e, warnings)) => {
+            let mut resp = status_response(&e, out);
+            add_warnings(&mut resp, &warnings);
+            resp
+        }
+    }
+}
+
+/// The catalog entry a URL addresses: `404` for an unknown resource or a
+/// namespace on a cluster-scoped one.
+fn resolve(ri: &ResourceRequest) -> ApiResult<&'static ResourceInfo> {
+    let info = keelson_registry::catalog()
+        .lookup(&ri.group, &ri.version, &ri.resource)
+        .ok_or_else(ApiError::path_not_found)?;
+    if !info.namespaced && !ri.namespace.is_empty() {
+        return Err(ApiError::path_not_found());
+    }
+    Ok(info)
+}
+
+/// Whether a collection list or watch is served for the resource.
+fn check_collection_verb(info: &ResourceInfo, verb: Verb) -> ApiResult<()> {
+    if info.has_verb(verb.as_str()) {
+        return Ok(());
+    }
+    Err(if verb == Verb::Watch {
+        ApiError::method_not_supported(&info.gr(), "watch")
+    } else {
+        ApiError::method_not_allowed()
+    })
+}
+
+async fn dispatch(cx: &Ctx<'_>, verb: Option<Verb>, body: &mut RequestBody) -> HandlerResult {
+    let (ri, info) = (cx.ri, cx.info);
+    let Some(verb) = verb else {
+        return Err(plain(ApiError::method_not_allowed()));
+    };
+    if !ri.subresource.is_empty() {
+        if !info.has_subresource(&ri.subresource) {
+            return Err(plain(ApiError::path_not_found()));
+        }
+        if ri.subresource != "status" && ri.subresource != "scale" {
+            return Err(plain(ApiError::new(
+                405,
+                "MethodNotAllowed",
+                format!(
+                    "the {:?} subresource of {} is not implemented by Keelson yet",
+                    ri.subresource,
+                    info.gr()
+                ),
+            )));
+        }
+        if !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
+            return Err(plain(ApiError::method_not_allowed()));
+        }
+    } else if !info.has_verb(verb.as_str()) {
+        return Err(plain(ApiError::method_not_allowed()));
+    }
+    match (verb, ri.subresource.as_str()) {
+        (Verb::Get, "scale") => super::scale::get(cx).await.map_err(plain),
+        (Verb::Update, "scale") => {
+            let body = body.read().await.map_err(plain)?;
+            super::scale::update(cx, &body).await.map_err(plain)
+        }
+        (Verb::Patch, "scale") => {
+            let body = body.read().await.map_err(plain)?;
+            super::scale::patch(cx, &body).await.map_err(plain)
+        }
+        (Verb::Get, _) => super::get::get(cx).await.map_err(plain),
+        (Verb::Create, _) => {
+            let body = body.read().await.map_err(plain)?;
+            super::create::create(cx, &body).await
+        }
+        (Verb::Update, _) => {
+            let body = body.read().await.map_err(plain)?;
+            super::update::update(cx, &body).await
+        }
+        (Verb::Patch, _) => {
+            let body = body.read().await.map_err(plain)?;
+            super::patch::patch(cx, &body).await
+        }
+        (Verb::Delete, _) => {
+            let body = body.read().await.map_err(plain)?;
+            super::delete::delete(cx, &body).await.map_err(plain)
+        }
+        (Verb::DeleteCollection, _) => {
+            let body = body.read().await.map_err(plain)?;
+            super::deletecollection::delete_collection(cx, &body)
+                .await
+                .map_err(plain)
+        }
+        _ => Err(plain(ApiError::method_not_allowed())),
+    }
+}

@@ -1,0 +1,252 @@
+//! The `scale` subresource: an `autoscaling/v1 Scale` view of a workload's
+//! `spec.replicas`, `status.replicas` and label selector; get, update and
+//! patch.
+
+use bytes::Bytes;
+use keelson_api::{PatchRequest, UpdateOptions};
+use keelson_apimachinery::meta::meta_str;
+use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
+use serde_json::{json, Map, Value};
+
+use super::object::summary;
+use super::options::dry_run;
+use super::patch::patch_type;
+use super::{Ctx, Reply};
+/// The label selector string of a workload, as the Scale status shows it.
+fn selector_string(obj: &Value) -> String {
+    let sel = obj.pointer("/spec/selector");
+    let mut parts = Vec::new();
+    let labels = sel
+        .and_then(|s| s.get("matchLabels"))
+        .or_else(|| sel.filter(|s| s.get("matchExpressions").is_none()));
+    if let Some(Value::Object(m)) = labels {
+        let mut kv: Vec<_> = m.iter().collect();
+        kv.sort_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in kv {
+            parts.push(format!("{}={}", k, v.as_str().unwrap_or("")));
+        }
+    }
+    if let Some(Value::Array(exprs)) = sel.and_then(|s| s.get("matchExpressions")) {
+        for e in exprs {
+            let key = e.get("key").and_then(|v| v.as_str()).unwrap_or("");
+            let values: Vec<&str> = e
+                .get("values")
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+                .unwrap_or_default();
+            match e.get("operator").and_then(|v| v.as_str()).unwrap_or("") {
+                "In" => parts.push(format!("{} in ({})", key, values.join(","))),
+                "NotIn" => parts.push(format!("{} notin ({})", key, values.join(","))),
+                "Exists" => parts.push(key.to_string()),
+                "DoesNotExist" => parts.push(format!("!{}", key)),
+                _ => {}
+            }
+        }
+    }
+    parts.join(",")
+}
+
+fn scale_of(obj: &Value) -> Value {
+    let m = |f: &str| meta_str(obj, f).to_string();
+    let mut metadata = Map::new();
+    for f in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
+        let v = m(f);
+        if !v.is_empty() {
+            metadata.insert(f.into(), Value::String(v));
+        }
+    }
+    let replicas = obj
+        .pointer("/spec/replicas")
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0);
+    let status_replicas = obj
+        .pointer("/status/replicas")
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0);
+    let mut status = json!({"replicas": status_replicas});
+    let sel = selector_string(obj);
+    if !sel.is_empty() {
+        status["selector"] = Value::String(sel);
+    }
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": metadata,
+        "spec": {"replicas": replicas},
+        "status": status,
+    })
+}
+
+/// `GET .../scale`.
+pub(crate) async fn get(cx: &Ctx<'_>) -> ApiResult<Reply> {
+    let obj = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    Ok(Reply::ok(scale_of(&obj)))
+}
+
+/// Type checks of an `autoscaling/v1 Scale` body, as Go's decoder makes them.
+fn check_scale(scale: &Value) -> ApiResult<()> {
+    let err = |v: &Value, field: &str, go_type: &str| {
+        ApiError::bad_request(format!(
+            "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal {} into Go struct field {} of type {}",
+            keelson_apimachinery::field::json_kind(v),
+            field,
+            go_type
+        ))
+    };
+    if !scale.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type Scale): json: cannot unmarshal {} into Go value of type v1.Scale",
+            keelson_apimachinery::field::json_kind(scale)
+        )));
+    }
+    if let Some(k) = scale.get("kind").filter(|k| !k.is_null()) {
+        if k.as_str().is_some_and(|k| k != "Scale" && !k.is_empty()) {
+            return Err(ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type Scale): object kind {} does not match",
+                k
+            )));
+        }
+    }
+    match scale.get("metadata") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for f in ["name", "namespace", "resourceVersion", "uid"] {
+                if let Some(v) = m.get(f).filter(|v| !v.is_null() && !v.is_string()) {
+                    return Err(err(v, &format!("ObjectMeta.metadata.{}", f), "string"));
+                }
+            }
+            for f in ["labels", "annotations"] {
+                match m.get(f) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(kv)) => {
+                        if let Some(v) = kv.values().find(|v| !v.is_string() && !v.is_null()) {
+                            return Err(err(v, &format!("ObjectMeta.metadata.{}", f), "string"));
+                        }
+                    }
+                    Some(v) => {
+                        return Err(err(
+                            v,
+                            &format!("ObjectMeta.metadata.{}", f),
+                            "map[string]string",
+                        ))
+                    }
+                }
+            }
+        }
+        Some(v) => return Err(err(v, "Scale.metadata", "v1.ObjectMeta")),
+    }
+    match scale.get("spec") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
+        Some(v) => Err(err(v, "Scale.spec", "v1.ScaleSpec")),
+    }
+}
+
+/// Apply a desired Scale to the workload and store it.
+async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply> {
+    check_scale(scale)?;
+    let dry = dry_run(cx.query, &[], "UpdateOptions")?;
+    let name = &cx.ri.name;
+    let replicas = match scale.pointer("/spec/replicas") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v.as_i64().filter(|n| i32::try_from(*n).is_ok()).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal {} into Go struct field ScaleSpec.spec.replicas of type int32",
+                v
+            ))
+        })?,
+    };
+    if replicas < 0 {
+        return Err(ApiError::invalid(
+            "autoscaling",
+            "Scale",
+            name,
+            &[FieldError::invalid(
+                "spec.replicas",
+                replicas,
+                "must be greater than or equal to 0",
+            )],
+        ));
+    }
+    let mut new = old;
+    if let Some(spec) = new.get_mut("spec").and_then(|s| s.as_object_mut()) {
+        spec.insert("replicas".into(), Value::from(replicas));
+    } else if let Some(m) = new.as_object_mut() {
+        m.insert("spec".into(), json!({"replicas": replicas}));
+    }
+    let rv = meta_str(scale, "resourceVersion").to_string();
+    if !rv.is_empty() {
+        keelson_apimachinery::meta::set_meta_str(&mut new, "resourceVersion", &rv);
+    }
+    let stored =
+        cx.b.store
+            .update(
+                &cx.key(name),
+                new,
+                UpdateOptions {
+                    dry_run: dry,
+                    track_generation: cx.info.tracks_generation(),
+                    create_if_missing: false,
+                },
+            )
+            .await?;
+    Ok(Reply::ok(scale_of(&stored)))
+}
+
+/// `PUT .../scale`.
+pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
+    let scale: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: {} ({})",
+            e,
+            summary(body)
+        ))
+    })?;
+    let name = meta_str(&scale, "name");
+    if name != cx.ri.name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({}) does not match the name on the URL ({})",
+            name, cx.ri.name
+        )));
+    }
+    let old = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    apply_scale(cx, old, &scale).await
+}
+
+/// `PATCH .../scale`.
+pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
+    let pt = patch_type(cx)?;
+    let old = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    let patched =
+        cx.b.merge
+            .patch(PatchRequest {
+                patch_type: pt,
+                gr: GroupResource::new("autoscaling", "scale"),
+                kind: "Scale".into(),
+                original: scale_of(&old),
+                patch: body.to_vec(),
+            })
+            .await?;
+    apply_scale(cx, old, &patched).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_view() {
+        let d = json!({"metadata": {"name": "d", "namespace": "default", "resourceVersion": "7"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "x"}}}, "status": {"replicas": 1}});
+        let s = scale_of(&d);
+        assert_eq!(s["apiVersion"], "autoscaling/v1");
+        assert_eq!(s["spec"]["replicas"], 2);
+        assert_eq!(s["status"]["selector"], "app=x");
+        assert_eq!(s["metadata"]["resourceVersion"], "7");
+    }
+}

@@ -1,0 +1,54 @@
+//! The `status` subresource and status reset: a create starts with an
+//! empty status (`Pending` for pods), a main-resource write keeps the stored
+//! status, and a `/status` write changes only the status.
+
+use keelson_apimachinery::meta::meta_str;
+use keelson_apimachinery::GroupResource;
+use serde_json::{json, Value};
+
+use super::Ctx;
+/// Reset the status of an object being created.
+pub(crate) fn strip_status_for_create(cx: &Ctx<'_>, obj: &mut Value) {
+    if cx.has_status() {
+        if let Some(m) = obj.as_object_mut() {
+            let status = if cx.info.gr() == GroupResource::new("", "pods") {
+                json!({"phase": "Pending"})
+            } else {
+                json!({})
+            };
+            m.insert("status".into(), status);
+        }
+    }
+}
+
+/// Replace `target`'s status by `source`'s.
+pub(crate) fn set_status_from(target: &mut Value, source: &Value) {
+    if let Some(m) = target.as_object_mut() {
+        match source.get("status") {
+            Some(s) => {
+                m.insert("status".into(), s.clone());
+            }
+            None => {
+                m.remove("status");
+            }
+        }
+    }
+}
+
+/// Main-resource writes keep the stored status; `/status` writes change only
+/// the status (and carry the request's resourceVersion as precondition).
+pub(crate) fn merge_subresource(cx: &Ctx<'_>, new: Value, old: &Value) -> Value {
+    if cx.ri.subresource == "status" {
+        let mut merged = old.clone();
+        set_status_from(&mut merged, &new);
+        let rv = meta_str(&new, "resourceVersion").to_string();
+        keelson_apimachinery::meta::set_meta_str(&mut merged, "resourceVersion", &rv);
+        merged
+    } else {
+        let mut new = new;
+        if cx.has_status() {
+            set_status_from(&mut new, old);
+        }
+        new
+    }
+}

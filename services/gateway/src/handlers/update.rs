@@ -1,0 +1,46 @@
+//! `update`: PUT of one object (or of its `status`); resources that allow
+//! it create a missing object.
+
+use bytes::Bytes;
+
+use super::object::{check_name, decode_body, prepare_object};
+use super::options::{dry_run, field_validation};
+use super::status::merge_subresource;
+use super::write::{create_object, write_update};
+use super::{plain, Ctx, HandlerResult};
+use keelson_apimachinery::GroupResource;
+pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
+    let dry = dry_run(cx.query, &[], "UpdateOptions").map_err(plain)?;
+    let fv = field_validation(cx.query, "UpdateOptions").map_err(plain)?;
+    let (value, raw) = decode_body(cx, body).map_err(plain)?;
+    let obj = prepare_object(cx, value).map_err(plain)?;
+    check_name(&obj, &cx.ri.name).map_err(plain)?;
+    let key = cx.key(&cx.ri.name);
+    let old = match cx.b.store.get(&key).await {
+        Ok(o) => o,
+        Err(e)
+            if e.code == 404
+                && cx.ri.subresource.is_empty()
+                && allows_create_on_update(&cx.gr()) =>
+        {
+            return create_object(cx, obj, raw, fv, dry).await;
+        }
+        Err(e) => return Err(plain(e)),
+    };
+    let new = merge_subresource(cx, obj, &old);
+    write_update(cx, new, old, raw, false, fv, dry).await
+}
+
+/// Resources whose PUT creates a missing object (`AllowCreateOnUpdate`).
+fn allows_create_on_update(gr: &GroupResource) -> bool {
+    matches!(
+        (gr.group.as_str(), gr.resource.as_str()),
+        ("", "endpoints")
+            | ("", "events")
+            | ("", "limitranges")
+            | ("", "serviceaccounts")
+            | ("events.k8s.io", "events")
+            | ("coordination.k8s.io", "leases")
+            | ("rbac.authorization.k8s.io", _)
+    )
+}

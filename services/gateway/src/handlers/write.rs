@@ -1,0 +1,143 @@
+//! The write path shared by create, update and patch: admission (with the
+//! request's field validation and dry run), then the store.
+
+use keelson_api::{AdmissionRequest, CreateOptions, FieldValidation, Operation, UpdateOptions};
+use keelson_apimachinery::meta::{meta_mut, meta_str};
+use keelson_apimachinery::{ApiError, ApiResult};
+use serde_json::Value;
+
+use super::status::strip_status_for_create;
+use super::{plain, Ctx, HandlerResult, Reply};
+/// The write options every admission call carries.
+#[derive(Clone, Copy)]
+pub(crate) struct WriteOpts {
+    pub fv: FieldValidation,
+    pub dry: bool,
+}
+
+/// Admit one write; the admitted object and the warnings.
+pub(crate) async fn admit(
+    cx: &Ctx<'_>,
+    operation: Operation,
+    object: Option<Value>,
+    old_object: Option<Value>,
+    raw_body: Option<Vec<u8>>,
+    is_patch: bool,
+    opts: WriteOpts,
+) -> ApiResult<(Option<Value>, Vec<String>)> {
+    let name = object
+        .as_ref()
+        .or(old_object.as_ref())
+        .map(|o| meta_str(o, "name").to_string())
+        .unwrap_or_default();
+    let resp =
+        cx.b.admission
+            .admit(AdmissionRequest {
+                operation,
+                gr: cx.gr(),
+                api_version: cx.info.api_version(),
+                kind: cx.info.kind.clone(),
+                namespace: cx.ri.namespace.clone(),
+                name,
+                subresource: cx.ri.subresource.clone(),
+                object,
+                old_object,
+                raw_body,
+                is_patch,
+                field_validation: opts.fv,
+                dry_run: opts.dry,
+            })
+            .await?;
+    Ok((resp.object, resp.warnings))
+}
+
+/// Create through admission and the store; shared by POST and PUT-creates.
+pub(crate) async fn create_object(
+    cx: &Ctx<'_>,
+    mut obj: Value,
+    raw: Option<Vec<u8>>,
+    fv: FieldValidation,
+    dry: bool,
+) -> HandlerResult {
+    strip_status_for_create(cx, &mut obj);
+    if let Some(m) = meta_mut(&mut obj) {
+        // Server-set fields are never taken from a create body.
+        m.remove("resourceVersion");
+        m.remove("uid");
+        m.remove("creationTimestamp");
+        m.remove("deletionTimestamp");
+        m.remove("deletionGracePeriodSeconds");
+    }
+    let (admitted, warnings) = admit(
+        cx,
+        Operation::Create,
+        Some(obj),
+        None,
+        raw,
+        false,
+        WriteOpts { fv, dry },
+    )
+    .await
+    .map_err(plain)?;
+    let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
+    let name = meta_str(&obj, "name").to_string();
+    let stored =
+        cx.b.store
+            .create(
+                &cx.key(&name),
+                obj,
+                CreateOptions {
+                    dry_run: dry,
+                    track_generation: cx.info.tracks_generation(),
+                },
+            )
+            .await
+            .map_err(|e| (e, warnings.clone()))?;
+    Ok(Reply {
+        code: 201,
+        object: stored,
+        warnings,
+    })
+}
+
+/// Admit and store an update of the object named on the URL.
+pub(crate) async fn write_update(
+    cx: &Ctx<'_>,
+    new: Value,
+    old: Value,
+    raw: Option<Vec<u8>>,
+    is_patch: bool,
+    fv: FieldValidation,
+    dry: bool,
+) -> HandlerResult {
+    let (admitted, warnings) = admit(
+        cx,
+        Operation::Update,
+        Some(new),
+        Some(old),
+        raw,
+        is_patch,
+        WriteOpts { fv, dry },
+    )
+    .await
+    .map_err(plain)?;
+    let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
+    let stored =
+        cx.b.store
+            .update(
+                &cx.key(&cx.ri.name),
+                obj,
+                UpdateOptions {
+                    dry_run: dry,
+                    track_generation: cx.info.tracks_generation(),
+                    create_if_missing: false,
+                },
+            )
+            .await
+            .map_err(|e| (e, warnings.clone()))?;
+    Ok(Reply {
+        code: 200,
+        object: stored,
+        warnings,
+    })
+}
