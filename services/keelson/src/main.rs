@@ -63,6 +63,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         admission,
         merge,
         watch,
+        catalog,
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())

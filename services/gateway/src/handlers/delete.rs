@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use keelson_api::{DeleteOptions, DeleteOutcome, FieldValidation, Operation};
 use keelson_apimachinery::meta::meta_str;
-use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
+use keelson_apimachinery::{ApiError, ApiResult};
 use serde_json::{json, Value};
 
 use super::object::summary;
@@ -79,25 +79,11 @@ pub(crate) async fn delete_one(
     )
     .await?;
     let gr = cx.gr();
-    let grace_period = if gr == GroupResource::new("", "pods") {
-        let bound = old
-            .pointer("/spec/nodeName")
-            .and_then(|v| v.as_str())
-            .is_some_and(|s| !s.is_empty());
-        if !bound {
-            // Unscheduled pods are removed at once, as in kube-apiserver.
-            None
-        } else {
-            let g = grace.unwrap_or_else(|| {
-                old.pointer("/spec/terminationGracePeriodSeconds")
-                    .and_then(|v| v.as_i64())
-                    .unwrap_or(30)
-            });
-            (g > 0).then_some(g)
-        }
-    } else {
-        None
-    };
+    let grace_period = cx
+        .info
+        .strategy
+        .graceful_deletion
+        .grace_period_seconds(&old, grace);
     let precondition = |k: &str| {
         opts.pointer(&format!("/preconditions/{}", k))
             .and_then(|v| v.as_str())
@@ -117,7 +103,7 @@ pub(crate) async fn delete_one(
             .await?;
     Ok(match outcome {
         DeleteOutcome::Marked(obj) => Reply::ok(obj),
-        DeleteOutcome::Deleted(obj) if returns_deleted_object(&gr) => Reply::ok(obj),
+        DeleteOutcome::Deleted(obj) if cx.info.strategy.returns_deleted_object => Reply::ok(obj),
         DeleteOutcome::Deleted(obj) => Reply::ok(json!({
             "kind": "Status",
             "apiVersion": "v1",
@@ -131,10 +117,4 @@ pub(crate) async fn delete_one(
             }
         })),
     })
-}
-
-/// Resources whose DELETE answers with the deleted object instead of a
-/// `Status` (kube-apiserver's `ReturnDeletedObject`).
-fn returns_deleted_object(gr: &GroupResource) -> bool {
-    gr.group.is_empty() && matches!(gr.resource.as_str(), "pods" | "services" | "namespaces")
 }

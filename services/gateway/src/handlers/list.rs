@@ -168,7 +168,7 @@ pub fn parse(q: &Query) -> ApiResult<ListOptions> {
 /// a large list is never held whole in memory.
 pub async fn serve(
     b: &Backends,
-    info: &'static ResourceInfo,
+    info: &ResourceInfo,
     ri: &ResourceRequest,
     q: &Query,
     out: Output,
