@@ -191,6 +191,7 @@ pub fn gen_catalog(defs_json: &str, table_yaml: &str) -> Result<(Vec<u8>, Catalo
                     } else {
                         String::new()
                     },
+                    strategy: Default::default(),
                 });
             }
         }

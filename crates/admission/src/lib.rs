@@ -13,7 +13,7 @@ mod validation;
 
 /// The catalog API this crate reads (one place to swap it).
 pub(crate) mod registry {
-    pub use keelson_registry::{catalog, Catalog, NameRule, ResourceInfo, Schema};
+    pub use keelson_registry::{Catalog, CatalogSnapshot, NameRule, ResourceInfo, Schema};
 }
 
 use std::sync::Arc;
@@ -28,18 +28,20 @@ use serde_json::Value;
 pub use decode::DecodeError;
 pub use lifecycle::IMMORTAL_NAMESPACES;
 
-use registry::{catalog, NameRule};
+use registry::{Catalog, NameRule};
 use validation::MetaRules;
 
 /// Admission backed by the catalog and a store (for namespace lookups).
 pub struct LocalAdmission {
     store: Arc<dyn StoreApi>,
+    catalog: Catalog,
 }
 
 impl LocalAdmission {
-    /// Admission that reads namespaces from `store`.
-    pub fn new(store: Arc<dyn StoreApi>) -> LocalAdmission {
-        LocalAdmission { store }
+    /// Admission that reads namespaces from `store` and schemas from the
+    /// live `catalog` (each request reads one generation).
+    pub fn new(store: Arc<dyn StoreApi>, catalog: Catalog) -> LocalAdmission {
+        LocalAdmission { store, catalog }
     }
 }
 
@@ -86,7 +88,14 @@ impl LocalAdmission {
             .object
             .clone()
             .ok_or_else(|| ApiError::bad_request("the request has no object to admit"))?;
-        let target = schema::target(&req.gr.group, &req.api_version, &req.gr.resource, &req.kind);
+        let catalog = self.catalog.snapshot();
+        let target = schema::target(
+            &catalog,
+            &req.gr.group,
+            &req.api_version,
+            &req.gr.resource,
+            &req.kind,
+        );
         let kind = if req.kind.is_empty() {
             target.info.map_or("", |i| i.kind.as_str())
         } else {
@@ -114,7 +123,7 @@ impl LocalAdmission {
                 Value::Null
             };
             let report = decode::decode(
-                catalog(),
+                &*catalog,
                 root,
                 root_def,
                 &mut object,
@@ -182,7 +191,7 @@ impl LocalAdmission {
             };
             let mut errs = validation::validate_meta(object.get("metadata"), rules);
             if let Some((root, _)) = target.root {
-                errs.extend(validation::required_fields(catalog(), root, &object));
+                errs.extend(validation::required_fields(&*catalog, root, &object));
             }
             if !errs.is_empty() {
                 let group = target

@@ -1,7 +1,7 @@
 //! Schema access: the catalog lookups admission needs, `$ref` resolution and
 //! the Go type names kube-apiserver's decoder prints in its errors.
 
-use crate::registry::{catalog, Catalog, ResourceInfo, Schema};
+use crate::registry::{CatalogSnapshot, ResourceInfo, Schema};
 
 /// Definitions whose Go types decode with custom rules.
 pub(crate) const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
@@ -54,7 +54,7 @@ pub(crate) trait Definitions {
     fn get(&self, name: &str) -> Option<&Schema>;
 }
 
-impl Definitions for Catalog {
+impl Definitions for CatalogSnapshot {
     fn get(&self, name: &str) -> Option<&Schema> {
         self.definition(name)
     }
@@ -181,17 +181,22 @@ fn primitive(s: &Schema) -> String {
 }
 
 /// The resource and root schema an admission request is about.
-pub(crate) struct Target {
-    pub info: Option<&'static ResourceInfo>,
+pub(crate) struct Target<'a> {
+    pub info: Option<&'a ResourceInfo>,
     /// Root schema and its definition name, when the object is the
     /// resource's own kind (not e.g. a `Scale` on `/scale`).
-    pub root: Option<(&'static Schema, &'static str)>,
+    pub root: Option<(&'a Schema, &'a str)>,
 }
 
 /// Look up the resource of `group`/`api_version`/`resource` and the schema
-/// of `kind` in the catalog.
-pub(crate) fn target(group: &str, api_version: &str, resource: &str, kind: &str) -> Target {
-    let cat = catalog();
+/// of `kind` in one catalog generation.
+pub(crate) fn target<'a>(
+    cat: &'a CatalogSnapshot,
+    group: &str,
+    api_version: &str,
+    resource: &str,
+    kind: &str,
+) -> Target<'a> {
     let version = api_version.rsplit('/').next().unwrap_or(api_version);
     let info = cat.lookup(group, version, resource);
     let root = info

@@ -132,7 +132,9 @@ impl NamespaceController {
 /// Every namespaced resource of the catalog, once each.
 pub fn namespaced_resources() -> Vec<GroupResource> {
     let mut out: Vec<GroupResource> = Vec::new();
-    for info in keelson_registry::catalog().resources() {
+    // The built-in resources; resources added at runtime join once the
+    // controller reads the live catalog.
+    for info in keelson_registry::CatalogSnapshot::builtin().resources() {
         if info.namespaced && !out.contains(&info.gr()) {
             out.push(info.gr());
         }

@@ -1,6 +1,6 @@
 //! Aggregated discovery (`APIGroupDiscoveryList`).
 
-use keelson_registry::{catalog, ResourceInfo};
+use keelson_registry::{CatalogSnapshot, ResourceInfo};
 use serde_json::{json, Map, Value};
 
 /// Which `apidiscovery.k8s.io` version to emit.
@@ -24,8 +24,7 @@ impl AggVersion {
 
 /// `/api` (`legacy_core = true`: one item named `""`) or `/apis` (every
 /// other group, in discovery order) as an `APIGroupDiscoveryList`.
-pub fn aggregated(legacy_core: bool, version: AggVersion) -> Value {
-    let c = catalog();
+pub fn aggregated(c: &CatalogSnapshot, legacy_core: bool, version: AggVersion) -> Value {
     let items: Vec<Value> = c
         .groups()
         .iter()

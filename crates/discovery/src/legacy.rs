@@ -1,22 +1,19 @@
 //! Legacy (unaggregated) discovery documents.
 
-use keelson_registry::{catalog, GroupInfo, ResourceInfo};
+use keelson_registry::{CatalogSnapshot, GroupInfo, ResourceInfo};
 use serde_json::{json, Map, Value};
 
 /// The default server address advertised in `/api`.
 const DEFAULT_SERVER_ADDRESS: &str = "127.0.0.1:6443";
 
 /// `/api`: `APIVersions` with the default server address.
-pub fn api_versions() -> Value {
-    api_versions_with_address(DEFAULT_SERVER_ADDRESS)
+pub fn api_versions(c: &CatalogSnapshot) -> Value {
+    api_versions_with_address(c, DEFAULT_SERVER_ADDRESS)
 }
 
 /// `/api`: `APIVersions` advertising `server_address` (`host:port`).
-pub fn api_versions_with_address(server_address: &str) -> Value {
-    let versions = catalog()
-        .group("")
-        .map(|g| g.versions.clone())
-        .unwrap_or_default();
+pub fn api_versions_with_address(c: &CatalogSnapshot, server_address: &str) -> Value {
+    let versions = c.group("").map(|g| g.versions.clone()).unwrap_or_default();
     json!({
         "kind": "APIVersions",
         "versions": versions,
@@ -49,8 +46,8 @@ fn group_body(g: &GroupInfo) -> Map<String, Value> {
 }
 
 /// `/apis`: `APIGroupList` of every non-core group, in discovery order.
-pub fn api_group_list() -> Value {
-    let groups: Vec<Value> = catalog()
+pub fn api_group_list(c: &CatalogSnapshot) -> Value {
+    let groups: Vec<Value> = c
         .groups()
         .iter()
         .filter(|g| !g.name.is_empty())
@@ -60,11 +57,11 @@ pub fn api_group_list() -> Value {
 }
 
 /// `/apis/{group}`: `APIGroup`, or `None` for an unknown (or the core) group.
-pub fn api_group(group: &str) -> Option<Value> {
+pub fn api_group(c: &CatalogSnapshot, group: &str) -> Option<Value> {
     if group.is_empty() {
         return None;
     }
-    let g = catalog().group(group)?;
+    let g = c.group(group)?;
     let mut m = Map::new();
     m.insert("kind".into(), json!("APIGroup"));
     m.insert("apiVersion".into(), json!("v1"));
@@ -74,8 +71,7 @@ pub fn api_group(group: &str) -> Option<Value> {
 
 /// `/api/v1` (group `""`) or `/apis/{group}/{version}`: `APIResourceList`
 /// with one entry per resource and per subresource, sorted by name.
-pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
-    let c = catalog();
+pub fn api_resource_list(c: &CatalogSnapshot, group: &str, version: &str) -> Option<Value> {
     if !c.group(group)?.versions.iter().any(|v| v == version) {
         return None;
     }

@@ -1,22 +1,26 @@
-//! Every discovery document kubectl reads, as pure functions over the
-//! registry catalog: `/version`, legacy discovery (`/api`, `/apis`,
-//! `/apis/{g}`, `/api/v1`, `/apis/{g}/{v}`), aggregated discovery
-//! (`apidiscovery.k8s.io/v2` and `v2beta1`) and OpenAPI v3 (`/openapi/v3`
-//! and one document per group version). No IO.
+//! Every discovery document kubectl reads, as pure functions over one
+//! catalog generation ([`keelson_registry::CatalogSnapshot`]): `/version`,
+//! legacy discovery (`/api`, `/apis`, `/apis/{g}`, `/api/v1`,
+//! `/apis/{g}/{v}`), aggregated discovery (`apidiscovery.k8s.io/v2` and
+//! `v2beta1`) and OpenAPI v3 (`/openapi/v3` and one document per group
+//! version). [`DiscoveryCache`] keeps them serialised, with their ETags, per
+//! generation. No IO.
 #![forbid(unsafe_code)]
 
 mod aggregated;
+mod documents;
 mod etag;
 mod legacy;
 mod openapi;
 mod version;
 
 pub use aggregated::{aggregated, AggVersion};
+pub use documents::{DiscoveryCache, Doc, Documents, OpenApiDoc};
 pub use etag::{etag, sha512_hex};
 pub use legacy::{
     api_group, api_group_list, api_resource_list, api_versions, api_versions_with_address,
 };
-pub use openapi::{openapi_v3_doc, openapi_v3_paths, openapi_v3_root, PATCH_CONTENT_TYPES};
+pub use openapi::{OpenApiDocs, PATCH_CONTENT_TYPES};
 pub use version::{version_info, GIT_VERSION};
 
 #[cfg(test)]

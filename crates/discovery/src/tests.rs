@@ -2,6 +2,55 @@ use serde_json::Value;
 
 use super::*;
 
+// The document functions over the built-in generation, under the names
+// these tests were written with.
+mod builtin {
+    use std::sync::{Arc, OnceLock};
+
+    use keelson_registry::CatalogSnapshot;
+    use serde_json::Value;
+
+    use crate::OpenApiDocs;
+
+    fn c() -> &'static CatalogSnapshot {
+        CatalogSnapshot::builtin()
+    }
+
+    fn openapi() -> &'static OpenApiDocs {
+        static DOCS: OnceLock<OpenApiDocs> = OnceLock::new();
+        DOCS.get_or_init(|| OpenApiDocs::build(c()))
+    }
+
+    pub fn api_versions_with_address(a: &str) -> Value {
+        crate::api_versions_with_address(c(), a)
+    }
+    pub fn api_group_list() -> Value {
+        crate::api_group_list(c())
+    }
+    pub fn api_group(g: &str) -> Option<Value> {
+        crate::api_group(c(), g)
+    }
+    pub fn api_resource_list(g: &str, v: &str) -> Option<Value> {
+        crate::api_resource_list(c(), g, v)
+    }
+    pub fn aggregated(core: bool, v: crate::AggVersion) -> Value {
+        crate::aggregated(c(), core, v)
+    }
+    pub fn openapi_v3_root() -> Value {
+        openapi().root()
+    }
+    pub fn openapi_v3_paths() -> Vec<String> {
+        openapi().paths()
+    }
+    pub fn openapi_v3_doc(p: &str) -> Option<(Arc<Vec<u8>>, String)> {
+        openapi().doc(p)
+    }
+}
+use builtin::{
+    aggregated, api_group, api_group_list, api_resource_list, api_versions_with_address,
+    openapi_v3_doc, openapi_v3_paths, openapi_v3_root,
+};
+
 fn doc(path: &str) -> Value {
     let (bytes, _) = openapi_v3_doc(path).unwrap();
     serde_json::from_slice(&bytes).unwrap()
@@ -391,5 +440,117 @@ fn dump() {
             &format!("oa/{}", p.replace('/', "__")),
             &openapi_v3_doc(&p).unwrap().0,
         );
+    }
+}
+
+mod generations {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use keelson_registry::{Catalog, CatalogSnapshot, ResourceInfo, Schema, Strategy};
+
+    use crate::{AggVersion, DiscoveryCache};
+
+    fn widgets() -> (Vec<ResourceInfo>, BTreeMap<String, Schema>) {
+        let mut schema = Schema {
+            type_: Some("object".into()),
+            ..Schema::default()
+        };
+        schema.properties.insert(
+            "spec".into(),
+            Schema {
+                type_: Some("object".into()),
+                preserve_unknown_fields: true,
+                ..Schema::default()
+            },
+        );
+        let r = ResourceInfo {
+            group: "example.com".into(),
+            version: "v1".into(),
+            kind: "Widget".into(),
+            list_kind: "WidgetList".into(),
+            plural: "widgets".into(),
+            singular: "widget".into(),
+            namespaced: true,
+            verbs: [
+                "create", "delete", "get", "list", "patch", "update", "watch",
+            ]
+            .map(String::from)
+            .to_vec(),
+            definition: "com.example.v1.Widget".into(),
+            strategy: Strategy {
+                tracks_generation: true,
+                ..Strategy::default()
+            },
+            ..ResourceInfo::default()
+        };
+        (
+            vec![r],
+            BTreeMap::from([("com.example.v1.Widget".to_owned(), schema)]),
+        )
+    }
+
+    #[test]
+    fn documents_follow_the_generation_with_new_etags() {
+        let catalog = Catalog::builtin();
+        let cache = DiscoveryCache::new();
+        let old = cache.documents(&catalog.snapshot());
+        // Same generation: the same documents.
+        assert!(Arc::ptr_eq(&old, &cache.documents(&catalog.snapshot())));
+        let old_api_v1 = old.openapi_doc("api/v1").unwrap();
+
+        let (rs, defs) = widgets();
+        let snap = catalog.insert(rs, defs).unwrap();
+        let new = cache.documents(&snap);
+        assert!(!Arc::ptr_eq(&old, &new));
+
+        // /apis, /apis/example.com/v1, aggregated, OpenAPI: present, new ETags.
+        assert_ne!(old.apis_legacy.etag, new.apis_legacy.etag);
+        assert_ne!(old.apis_v2.etag, new.apis_v2.etag);
+        assert_ne!(old.apis_v2beta1.etag, new.apis_v2beta1.etag);
+        assert_ne!(old.openapi_root().etag, new.openapi_root().etag);
+        // Untouched documents keep their bytes and ETags.
+        assert_eq!(old.api_legacy.etag, new.api_legacy.etag);
+        assert_eq!(old.api_v2.etag, new.api_v2.etag);
+        assert_eq!(old_api_v1.hash, new.openapi_doc("api/v1").unwrap().hash);
+
+        let apis: serde_json::Value = serde_json::from_slice(&new.apis_legacy.bytes).unwrap();
+        assert!(apis["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["name"] == "example.com"));
+        let list = crate::api_resource_list(&snap, "example.com", "v1").unwrap();
+        assert_eq!(list["resources"][0]["name"], "widgets");
+        assert_eq!(list["resources"][0]["kind"], "Widget");
+        assert!(
+            crate::api_resource_list(CatalogSnapshot::builtin(), "example.com", "v1").is_none()
+        );
+        let agg = crate::aggregated(&snap, false, AggVersion::V2);
+        let item = agg["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["metadata"]["name"] == "example.com")
+            .unwrap();
+        assert_eq!(item["versions"][0]["resources"][0]["resource"], "widgets");
+
+        let root: serde_json::Value = serde_json::from_slice(&new.openapi_root().bytes).unwrap();
+        let doc = new.openapi_doc("apis/example.com/v1").unwrap();
+        assert_eq!(
+            root["paths"]["apis/example.com/v1"]["serverRelativeURL"],
+            format!("/openapi/v3/apis/example.com/v1?hash={}", doc.hash)
+        );
+        let d: serde_json::Value = serde_json::from_slice(&doc.doc.bytes).unwrap();
+        assert!(
+            d["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets"]["post"].is_object()
+        );
+        assert!(d["components"]["schemas"]["com.example.v1.Widget"].is_object());
+        assert!(old.openapi_doc("apis/example.com/v1").is_none());
+
+        // A request still on the old generation does not displace the new one.
+        let stale = cache.documents(&old.snapshot().clone());
+        assert_eq!(stale.apis_legacy.etag, old.apis_legacy.etag);
+        assert!(Arc::ptr_eq(&cache.documents(&snap), &new));
     }
 }

@@ -3,6 +3,8 @@
 use keelson_apimachinery::GroupResource;
 use serde::{Deserialize, Serialize};
 
+use crate::strategy::Strategy;
+
 /// The rule kube-apiserver validates `metadata.name` with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum NameRule {
@@ -68,6 +70,10 @@ pub struct ResourceInfo {
     /// Discovery `storageVersionHash` (empty for resources without storage).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub storage_version_hash: String,
+    /// Per-resource behaviour (left out of `catalog.json`: the built-in
+    /// strategies are filled in code).
+    #[serde(default, skip_serializing_if = "Strategy::is_default")]
+    pub strategy: Strategy,
 }
 
 impl ResourceInfo {
@@ -100,11 +106,10 @@ impl ResourceInfo {
         self.verbs.iter().any(|x| x == v)
     }
 
-    /// Whether `metadata.generation` is tracked: the kind has a `spec`.
+    /// Whether `metadata.generation` is tracked (built-ins: the kind has a
+    /// `spec`).
     pub fn tracks_generation(&self) -> bool {
-        crate::catalog()
-            .definition(&self.definition)
-            .is_some_and(|d| d.properties.contains_key("spec"))
+        self.strategy.tracks_generation
     }
 }
 

@@ -6,7 +6,11 @@
 //! object instead of a parsed copy of it.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use keelson_apimachinery::ApiError;
+use keelson_registry::CatalogSnapshot;
 use serde_json::Value;
 
 /// One label requirement.
@@ -147,43 +151,27 @@ impl LabelSelector {
 }
 
 /// Resources with their own field-label converters and the fields they allow
-/// beyond `metadata.name` / `metadata.namespace`.
-fn type_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
-    if !group.is_empty() {
-        return None;
-    }
-    Some(match resource {
-        "pods" => &[
-            "spec.nodeName",
-            "spec.restartPolicy",
-            "spec.schedulerName",
-            "spec.serviceAccountName",
-            "spec.hostNetwork",
-            "status.phase",
-            "status.podIP",
-            "status.podIPs",
-            "status.nominatedNodeName",
-        ],
-        "nodes" => &["spec.unschedulable"],
-        "replicationcontrollers" => &["status.replicas"],
-        "events" => &[
-            "involvedObject.kind",
-            "involvedObject.namespace",
-            "involvedObject.name",
-            "involvedObject.uid",
-            "involvedObject.apiVersion",
-            "involvedObject.resourceVersion",
-            "involvedObject.fieldPath",
-            "reason",
-            "reportingComponent",
-            "source",
-            "type",
-        ],
-        "namespaces" => &["status.phase"],
-        "secrets" => &["type"],
-        "services" => &["spec.clusterIP", "spec.type"],
-        _ => return None,
-    })
+/// beyond `metadata.name` / `metadata.namespace`: the built-in catalog's
+/// `selectable_fields` (any version of `group`/`resource`). The watch cache
+/// extracts attributes without a live catalog, so a resource added at
+/// runtime selects on `metadata.name` and `metadata.namespace` only.
+fn type_fields(group: &str, resource: &str) -> Option<&'static [String]> {
+    type ByGroup = HashMap<&'static str, HashMap<&'static str, &'static [String]>>;
+    // Indexed once: this runs for every object the watch cache encodes.
+    static INDEX: OnceLock<ByGroup> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = ByGroup::new();
+        for r in CatalogSnapshot::builtin().resources() {
+            if let Some(fields) = r.strategy.selectable_fields.as_deref() {
+                index
+                    .entry(r.group.as_str())
+                    .or_default()
+                    .insert(r.plural.as_str(), fields);
+            }
+        }
+        index
+    });
+    index.get(group)?.get(resource).copied()
 }
 
 /// One field requirement.
@@ -222,7 +210,7 @@ impl FieldSelector {
             let known = field == "metadata.name" || field == "metadata.namespace";
             if !known {
                 match type_fields(group, resource) {
-                    Some(fields) if fields.contains(&field.as_str()) => {}
+                    Some(fields) if fields.contains(&field) => {}
                     Some(_) => {
                         return Err(ApiError::bad_request(format!(
                             "field label not supported: {}",
@@ -276,7 +264,7 @@ pub struct Attrs {
     /// `metadata.name`, `metadata.namespace`, then the resource's own
     /// selectable fields, in [`type_fields`] order.
     fields: Vec<Box<str>>,
-    resource_fields: &'static [&'static str],
+    resource_fields: &'static [String],
 }
 
 impl Attrs {
@@ -293,8 +281,8 @@ impl Attrs {
             .unwrap_or_default();
         let resource_fields = type_fields(group, resource).unwrap_or(&[]);
         let fields = ["metadata.name", "metadata.namespace"]
-            .iter()
-            .chain(resource_fields.iter())
+            .into_iter()
+            .chain(resource_fields.iter().map(String::as_str))
             .map(|f| field_value(obj, f).into_boxed_str())
             .collect();
         Attrs {
@@ -318,7 +306,7 @@ impl Attrs {
             f => self
                 .resource_fields
                 .iter()
-                .position(|x| *x == f)
+                .position(|x| x == f)
                 .map(|i| i + 2),
         };
         at.and_then(|i| self.fields.get(i))

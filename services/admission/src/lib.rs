@@ -81,7 +81,12 @@ pub async fn serve(
 ) -> Result<(), ServiceError> {
     let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "using remote store");
-    let admission = Arc::new(keelson_admission::LocalAdmission::new(store));
+    // The built-in resources; resources added at runtime reach this process
+    // once CustomResourceDefinitions are read from the store.
+    let admission = Arc::new(keelson_admission::LocalAdmission::new(
+        store,
+        keelson_registry::Catalog::builtin(),
+    ));
     keelson_rpc::serve_service("admission", listener, shutdown, |_| {
         Server::builder().add_service(AdmissionGrpc::server(admission))
     })

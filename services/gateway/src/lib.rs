@@ -32,6 +32,9 @@ pub struct Backends {
     pub merge: Arc<dyn MergeApi>,
     /// Lists and watches (the watch cache, local or its replicas).
     pub watch: Arc<dyn WatchCacheApi>,
+    /// The live resource catalog; each request resolves against one
+    /// snapshot of it.
+    pub catalog: keelson_registry::Catalog,
 }
 
 /// Gateway settings.

@@ -76,6 +76,7 @@ pub(crate) async fn start(
     let state = Arc::new(State {
         backends,
         token: creds.token.clone(),
+        discovery: keelson_discovery::DiscoveryCache::new(),
     });
     let task = tokio::spawn(accept_loop(listener, acceptor, state));
     Ok(RunningGateway {

@@ -43,8 +43,12 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     )
     .await?;
     let store: Arc<dyn StoreApi> = Arc::new(store);
-    let admission: Arc<dyn AdmissionApi> =
-        Arc::new(keelson_admission::LocalAdmission::new(store.clone()));
+    // One live catalog shared by admission and the gateway.
+    let catalog = keelson_registry::Catalog::builtin();
+    let admission: Arc<dyn AdmissionApi> = Arc::new(keelson_admission::LocalAdmission::new(
+        store.clone(),
+        catalog.clone(),
+    ));
     let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new());
     let watch: Arc<dyn WatchCacheApi> = Arc::new(keelson_watchcache::LocalWatchCache::new(
         store.clone(),
@@ -59,6 +63,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         admission,
         merge,
         watch,
+        catalog,
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())

@@ -80,7 +80,7 @@ pub async fn admission() -> LocalAdmission {
             .await
             .unwrap();
     }
-    LocalAdmission::new(Arc::new(store))
+    LocalAdmission::new(Arc::new(store), keelson_registry::Catalog::builtin())
 }
 
 /// A create request for `object` of `group`/`resource` in `namespace`.

@@ -1,16 +1,17 @@
 //! OpenAPI v3: the root index and one document per group version.
 //!
-//! Documents are static, so they are built once (on first use), serialised,
-//! hashed and cached.
+//! The documents of one catalog generation are built together, serialised
+//! and hashed once ([`OpenApiDocs`]); the caller caches them per generation
+//! (see [`crate::Documents`]).
 
 mod params;
 mod paths;
 mod schemas;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use keelson_registry::{catalog, Catalog};
+use keelson_registry::CatalogSnapshot;
 use serde_json::{json, Map, Value};
 
 use crate::etag::sha512_hex;
@@ -18,43 +19,54 @@ use crate::version::GIT_VERSION;
 
 pub use paths::PATCH_CONTENT_TYPES;
 
+/// One serialised OpenAPI document and the hash of its bytes.
 type Doc = (Arc<Vec<u8>>, String);
 
-static DOCS: OnceLock<BTreeMap<String, Doc>> = OnceLock::new();
-
-fn docs() -> &'static BTreeMap<String, Doc> {
-    DOCS.get_or_init(|| build_all(catalog()))
+/// Every OpenAPI v3 document of one catalog generation, serialised and
+/// hashed once.
+#[derive(Debug, Clone)]
+pub struct OpenApiDocs {
+    docs: BTreeMap<String, Doc>,
 }
 
-/// Every document path served under `/openapi/v3/` (`api`, `api/v1`,
-/// `apis`, `apis/apps`, `apis/apps/v1`, ..., `version`).
-pub fn openapi_v3_paths() -> Vec<String> {
-    docs().keys().cloned().collect()
+impl OpenApiDocs {
+    /// Build every document of `c`.
+    pub fn build(c: &CatalogSnapshot) -> OpenApiDocs {
+        OpenApiDocs { docs: build_all(c) }
+    }
+
+    /// Every document path served under `/openapi/v3/` (`api`, `api/v1`,
+    /// `apis`, `apis/apps`, `apis/apps/v1`, ..., `version`).
+    pub fn paths(&self) -> Vec<String> {
+        self.docs.keys().cloned().collect()
+    }
+
+    /// `/openapi/v3`: `{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=…"}, …}}`.
+    pub fn root(&self) -> Value {
+        let paths: Map<String, Value> = self
+            .docs
+            .iter()
+            .map(|(p, (_, hash))| {
+                (
+                    p.clone(),
+                    json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={hash}")}),
+                )
+            })
+            .collect();
+        json!({ "paths": paths })
+    }
+
+    /// `/openapi/v3/{path}` (`path` like `api/v1` or `apis/apps/v1`; leading
+    /// or trailing slashes are ignored): the serialised JSON document and its
+    /// hash.
+    pub fn doc(&self, path: &str) -> Option<(Arc<Vec<u8>>, String)> {
+        self.docs
+            .get(path.trim_matches('/'))
+            .map(|(b, h)| (Arc::clone(b), h.clone()))
+    }
 }
 
-/// `/openapi/v3`: `{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=…"}, …}}`.
-pub fn openapi_v3_root() -> Value {
-    let paths: Map<String, Value> = docs()
-        .iter()
-        .map(|(p, (_, hash))| {
-            (
-                p.clone(),
-                json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={hash}")}),
-            )
-        })
-        .collect();
-    json!({ "paths": paths })
-}
-
-/// `/openapi/v3/{path}` (`path` like `api/v1` or `apis/apps/v1`; leading or
-/// trailing slashes are ignored): the serialised JSON document and its hash.
-pub fn openapi_v3_doc(path: &str) -> Option<(Arc<Vec<u8>>, String)> {
-    docs()
-        .get(path.trim_matches('/'))
-        .map(|(b, h)| (Arc::clone(b), h.clone()))
-}
-
-fn build_all(c: &Catalog) -> BTreeMap<String, Doc> {
+fn build_all(c: &CatalogSnapshot) -> BTreeMap<String, Doc> {
     let mut out = BTreeMap::new();
     let mut add = |path: String, doc: Value| {
         let bytes = serde_json::to_vec(&doc).unwrap_or_default();
@@ -126,7 +138,7 @@ fn build_all(c: &Catalog) -> BTreeMap<String, Doc> {
     out
 }
 
-fn envelope(c: &Catalog, paths: Map<String, Value>, roots: BTreeSet<String>) -> Value {
+fn envelope(c: &CatalogSnapshot, paths: Map<String, Value>, roots: BTreeSet<String>) -> Value {
     let schemas: Map<String, Value> = schemas::reachable(c, roots)
         .into_iter()
         .filter_map(|n| {
@@ -154,7 +166,7 @@ fn envelope(c: &Catalog, paths: Map<String, Value>, roots: BTreeSet<String>) -> 
 }
 
 fn small_doc(
-    c: &Catalog,
+    c: &CatalogSnapshot,
     path: &str,
     op_id: &str,
     tag: &str,
@@ -185,7 +197,7 @@ fn small_doc(
     envelope(c, paths, BTreeSet::from([def.to_owned()]))
 }
 
-fn gv_doc(c: &Catalog, group: &str, version: &str) -> Value {
+fn gv_doc(c: &CatalogSnapshot, group: &str, version: &str) -> Value {
     let gp = paths::gv_paths(c, group, version);
     let paths: Map<String, Value> = gp.paths.into_iter().collect();
     envelope(c, paths, gp.refs)

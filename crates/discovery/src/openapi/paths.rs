@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use keelson_registry::{Catalog, ResourceInfo, SubresourceInfo};
+use keelson_registry::{CatalogSnapshot, ResourceInfo, SubresourceInfo};
 use serde_json::{json, Map, Value};
 
 use super::params;
@@ -82,7 +82,7 @@ pub struct GvPaths {
 }
 
 struct Ctx<'a> {
-    catalog: &'a Catalog,
+    catalog: &'a CatalogSnapshot,
     tag: String,
     refs: BTreeSet<String>,
 }
@@ -173,7 +173,7 @@ impl Ctx<'_> {
 }
 
 /// Build the paths of `group`/`version`.
-pub fn gv_paths(c: &Catalog, group: &str, version: &str) -> GvPaths {
+pub fn gv_paths(c: &CatalogSnapshot, group: &str, version: &str) -> GvPaths {
     let gv = gv_camel(group, version);
     let mut ctx = Ctx {
         catalog: c,
@@ -199,13 +199,13 @@ pub fn gv_paths(c: &Catalog, group: &str, version: &str) -> GvPaths {
     }
 }
 
-fn list_definition(c: &Catalog, r: &ResourceInfo) -> Option<String> {
+fn list_definition(c: &CatalogSnapshot, r: &ResourceInfo) -> Option<String> {
     let (pkg, _) = r.definition.rsplit_once('.')?;
     let name = format!("{pkg}.{}", r.list_kind);
     c.definition(&name).map(|_| name)
 }
 
-fn subresource_definition(c: &Catalog, s: &SubresourceInfo) -> Option<String> {
+fn subresource_definition(c: &CatalogSnapshot, s: &SubresourceInfo) -> Option<String> {
     if let Some(r) = c.lookup_kind(&s.group, &s.version, &s.kind) {
         return Some(r.definition.clone());
     }

@@ -1,8 +1,8 @@
-//! Catalog definitions → OpenAPI v3 `components.schemas`.
+//! CatalogSnapshot definitions → OpenAPI v3 `components.schemas`.
 
 use std::collections::BTreeSet;
 
-use keelson_registry::{Catalog, Schema};
+use keelson_registry::{CatalogSnapshot, Schema};
 use serde_json::{json, Map, Value};
 
 const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
@@ -13,7 +13,7 @@ pub fn ref_to(name: &str) -> Value {
 }
 
 /// The definitions reachable from `roots` (inclusive), sorted.
-pub fn reachable(c: &Catalog, roots: impl IntoIterator<Item = String>) -> BTreeSet<String> {
+pub fn reachable(c: &CatalogSnapshot, roots: impl IntoIterator<Item = String>) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<String> = roots.into_iter().collect();
     while let Some(name) = stack.pop() {
@@ -43,7 +43,7 @@ fn collect_refs(s: &Schema, out: &mut Vec<String>) {
 }
 
 /// One top-level definition in OpenAPI v3 form.
-pub fn definition(c: &Catalog, name: &str, s: &Schema) -> Value {
+pub fn definition(c: &CatalogSnapshot, name: &str, s: &Schema) -> Value {
     let mut m = node(c, s);
     if name == QUANTITY {
         m.insert(
@@ -62,14 +62,14 @@ pub fn definition(c: &Catalog, name: &str, s: &Schema) -> Value {
     Value::Object(m)
 }
 
-fn is_object_def(c: &Catalog, name: &str) -> bool {
+fn is_object_def(c: &CatalogSnapshot, name: &str) -> bool {
     c.definition(name)
         .is_some_and(|d| d.type_.as_deref() == Some("object"))
 }
 
 /// A property or item: references become `allOf` + description + default,
 /// the way kube-apiserver writes struct-typed fields.
-fn child(c: &Catalog, s: &Schema) -> Value {
+fn child(c: &CatalogSnapshot, s: &Schema) -> Value {
     let Some(target) = &s.reference else {
         return Value::Object(node(c, s));
     };
@@ -98,7 +98,7 @@ fn as_map(v: Value) -> Map<String, Value> {
     }
 }
 
-fn node(c: &Catalog, s: &Schema) -> Map<String, Value> {
+fn node(c: &CatalogSnapshot, s: &Schema) -> Map<String, Value> {
     let mut m = Map::new();
     if let Some(d) = &s.description {
         m.insert("description".into(), json!(d));

@@ -34,6 +34,8 @@ pub struct State {
     pub backends: Backends,
     /// The admin bearer token.
     pub token: String,
+    /// Discovery and OpenAPI documents of the catalog's current generation.
+    pub discovery: keelson_discovery::DiscoveryCache,
 }
 
 /// Handle one HTTP request through the whole chain.

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use keelson_api::{DeleteOptions as StoreDeleteOptions, DeleteOutcome, FieldValidation, Operation};
 use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::options::DeleteOptions;
-use keelson_apimachinery::{ApiResult, GroupResource};
+use keelson_apimachinery::ApiResult;
 use serde_json::json;
 
 use super::write::{admit, WriteOpts};
@@ -35,25 +35,11 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
     )
     .await?;
     let gr = cx.gr();
-    let grace_period = if gr == GroupResource::new("", "pods") {
-        let bound = old
-            .pointer("/spec/nodeName")
-            .and_then(|v| v.as_str())
-            .is_some_and(|s| !s.is_empty());
-        if !bound {
-            // Unscheduled pods are removed at once, as in kube-apiserver.
-            None
-        } else {
-            let g = grace.unwrap_or_else(|| {
-                old.pointer("/spec/terminationGracePeriodSeconds")
-                    .and_then(|v| v.as_i64())
-                    .unwrap_or(30)
-            });
-            (g > 0).then_some(g)
-        }
-    } else {
-        None
-    };
+    let grace_period = cx
+        .info
+        .strategy
+        .graceful_deletion
+        .grace_period_seconds(&old, grace);
     let outcome =
         cx.b.store
             .delete(
@@ -68,7 +54,7 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
             .await?;
     Ok(match outcome {
         DeleteOutcome::Marked(obj) => Reply::ok(obj),
-        DeleteOutcome::Deleted(obj) if returns_deleted_object(&gr) => Reply::ok(obj),
+        DeleteOutcome::Deleted(obj) if cx.info.strategy.returns_deleted_object => Reply::ok(obj),
         DeleteOutcome::Deleted(obj) => Reply::ok(json!({
             "kind": "Status",
             "apiVersion": "v1",
@@ -82,10 +68,4 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
             }
         })),
     })
-}
-
-/// Resources whose DELETE answers with the deleted object instead of a
-/// `Status` (kube-apiserver's `ReturnDeletedObject`).
-fn returns_deleted_object(gr: &GroupResource) -> bool {
-    gr.group.is_empty() && matches!(gr.resource.as_str(), "pods" | "services" | "namespaces")
 }

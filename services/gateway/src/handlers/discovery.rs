@@ -2,60 +2,49 @@
 //! aggregated), `/apis/{group}[/{version}]` and `/openapi/v3[/...]`, served
 //! from documents serialised once, with ETags and `304 Not Modified`.
 
-use std::sync::Arc;
-
 use http::{HeaderValue, Response};
 use keelson_apimachinery::ApiError;
+use keelson_discovery::{Doc, Documents};
 
-use super::discovery_cache::{docs, Doc};
 use crate::filters::request_info::Target;
+use crate::filters::State;
 use crate::http_util::{bytes_response, status_response, Body, Query};
 use keelson_codec::{parse_accept, Format};
 
-/// Serve a discovery or OpenAPI target.
+/// Serve a discovery or OpenAPI target from the documents of the
+/// catalog's current generation.
 pub(crate) fn serve(
+    state: &State,
     target: Target,
     query: &Query,
     accept: Option<&str>,
     inm: Option<&str>,
 ) -> Response<Body> {
+    let catalog = state.backends.catalog.snapshot();
+    let docs = state.discovery.documents(&catalog);
     match target {
-        Target::Version => doc_response(&docs().version, "application/json", inm, false),
-        Target::CoreGroup => discovery(true, accept, inm),
-        Target::Groups => discovery(false, accept, inm),
-        Target::Group(g) => match keelson_discovery::api_group(&g) {
+        Target::Version => doc_response(&docs.version, "application/json", inm, false),
+        Target::CoreGroup => discovery(&docs, true, accept, inm),
+        Target::Groups => discovery(&docs, false, accept, inm),
+        Target::Group(g) => match keelson_discovery::api_group(&catalog, &g) {
             Some(v) => json_value(&v),
             None => not_found(),
         },
         Target::GroupVersion { group, version } => {
-            match keelson_discovery::api_resource_list(&group, &version) {
+            match keelson_discovery::api_resource_list(&catalog, &group, &version) {
                 Some(v) => json_value(&v),
                 None => not_found(),
             }
         }
-        Target::OpenApiRoot => doc_response(&docs().openapi_root, "application/json", inm, false),
-        Target::OpenApiDoc(path) => match keelson_discovery::openapi_v3_doc(&path) {
-            Some((bytes, hash)) => {
-                let doc = Doc {
-                    // Shares the cached document; no copy per request.
-                    bytes: bytes::Bytes::from_owner(SharedDoc(bytes)),
-                    etag: format!("\"{}\"", hash),
-                };
-                let immutable = query.get("hash") == Some(hash.as_str());
-                doc_response(&doc, "application/json", inm, immutable)
+        Target::OpenApiRoot => doc_response(docs.openapi_root(), "application/json", inm, false),
+        Target::OpenApiDoc(path) => match docs.openapi_doc(&path) {
+            Some(d) => {
+                let immutable = query.get("hash") == Some(d.hash.as_str());
+                doc_response(&d.doc, "application/json", inm, immutable)
             }
             None => not_found(),
         },
         _ => not_found(),
-    }
-}
-
-/// An OpenAPI document cached by `keelson-discovery`, as response bytes.
-struct SharedDoc(Arc<Vec<u8>>);
-
-impl AsRef<[u8]> for SharedDoc {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
     }
 }
 
@@ -109,8 +98,7 @@ fn doc_response(
 
 /// `/api` and `/apis`: aggregated discovery when asked for (v2 or v2beta1),
 /// legacy documents for plain JSON, 406 otherwise.
-fn discovery(core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Body> {
-    let d = docs();
+fn discovery(d: &Documents, core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Body> {
     let ranges = parse_accept(accept);
     if ranges.is_empty() {
         return doc_response(

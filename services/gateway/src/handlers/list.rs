@@ -168,7 +168,7 @@ pub fn parse(q: &Query) -> ApiResult<ListOptions> {
 /// memory; YAML is written whole.
 pub async fn serve(
     b: &Backends,
-    info: &'static ResourceInfo,
+    info: &ResourceInfo,
     ri: &ResourceRequest,
     q: &Query,
     out: Format,

@@ -13,7 +13,6 @@ mod create;
 mod delete;
 mod deletecollection;
 mod discovery;
-pub(crate) mod discovery_cache;
 mod get;
 mod health;
 mod list;
@@ -70,7 +69,8 @@ pub(crate) fn plain(e: ApiError) -> (ApiError, Vec<String>) {
 pub(crate) struct Ctx<'a> {
     pub b: &'a Backends,
     pub ri: &'a ResourceRequest,
-    pub info: &'static ResourceInfo,
+    /// The resource, from the catalog snapshot the request resolved against.
+    pub info: &'a ResourceInfo,
     pub query: &'a Query,
     pub headers: &'a HeaderMap,
 }
@@ -81,9 +81,6 @@ impl Ctx<'_> {
     }
     pub fn gr(&self) -> GroupResource {
         self.info.gr()
-    }
-    pub fn has_status(&self) -> bool {
-        self.info.has_subresource("status")
     }
     pub fn header(&self, name: http::header::HeaderName) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
@@ -113,7 +110,7 @@ pub(crate) async fn route(
         | Target::Group(_)
         | Target::GroupVersion { .. }
         | Target::OpenApiRoot
-        | Target::OpenApiDoc(_) => discovery::serve(target, query, accept, inm),
+        | Target::OpenApiDoc(_) => discovery::serve(state, target, query, accept, inm),
         Target::Health { endpoint, check } => {
             health::serve(&state.backends, &endpoint, check.as_deref(), query).await
         }

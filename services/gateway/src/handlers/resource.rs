@@ -3,7 +3,7 @@
 
 use http::{HeaderMap, Response};
 use keelson_apimachinery::{ApiError, ApiResult};
-use keelson_registry::ResourceInfo;
+use keelson_registry::{CatalogSnapshot, ResourceInfo};
 
 use super::{plain, Ctx, HandlerResult};
 use crate::filters::limits::RequestBody;
@@ -22,7 +22,9 @@ pub(crate) async fn serve(
     body: &mut RequestBody,
     out: Format,
 ) -> Response<Body> {
-    let info = match resolve(ri) {
+    // One catalog generation for the whole request.
+    let catalog = b.catalog.snapshot();
+    let info = match resolve(&catalog, ri) {
         Ok(info) => info,
         Err(e) => return status_response(&e, out),
     };
@@ -57,8 +59,8 @@ pub(crate) async fn serve(
 
 /// The catalog entry a URL addresses: `404` for an unknown resource or a
 /// namespace on a cluster-scoped one.
-fn resolve(ri: &ResourceRequest) -> ApiResult<&'static ResourceInfo> {
-    let info = keelson_registry::catalog()
+fn resolve<'a>(catalog: &'a CatalogSnapshot, ri: &ResourceRequest) -> ApiResult<&'a ResourceInfo> {
+    let info = catalog
         .lookup(&ri.group, &ri.version, &ri.resource)
         .ok_or_else(ApiError::path_not_found)?;
     if !info.namespaced && !ri.namespace.is_empty() {

@@ -12,9 +12,43 @@ use serde_json::{json, Map, Value};
 use super::object::summary;
 use super::patch::patch_type;
 use super::{Ctx, Reply};
+use keelson_registry::ScalePaths;
+
+/// Where the resource keeps its replicas and selector (catalog data).
+fn paths<'a>(cx: &Ctx<'a>) -> ApiResult<&'a ScalePaths> {
+    cx.info
+        .strategy
+        .scale
+        .as_ref()
+        .ok_or_else(ApiError::path_not_found)
+}
+
+/// Set the value at a JSON pointer, making (or replacing with) objects on
+/// the way, as writing `spec.replicas` into a workload does.
+fn set_at(obj: &mut Value, pointer: &str, value: Value) {
+    let mut cur = obj;
+    let mut parts = pointer.split('/').skip(1).peekable();
+    while let Some(part) = parts.next() {
+        if !cur.is_object() {
+            *cur = Value::Object(Map::new());
+        }
+        let Value::Object(m) = cur else { return };
+        if parts.peek().is_none() {
+            m.insert(part.to_owned(), value);
+            return;
+        }
+        cur = m
+            .entry(part.to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+}
 /// The label selector string of a workload, as the Scale status shows it.
-fn selector_string(obj: &Value) -> String {
-    let sel = obj.pointer("/spec/selector");
+fn selector_string(obj: &Value, paths: &ScalePaths) -> String {
+    let sel = obj.pointer(&paths.label_selector);
+    // A CRD's labelSelectorPath names a selector already in string form.
+    if let Some(Value::String(s)) = sel {
+        return s.clone();
+    }
     let mut parts = Vec::new();
     let labels = sel
         .and_then(|s| s.get("matchLabels"))
@@ -46,7 +80,7 @@ fn selector_string(obj: &Value) -> String {
     parts.join(",")
 }
 
-fn scale_of(obj: &Value) -> Value {
+fn scale_of(obj: &Value, paths: &ScalePaths) -> Value {
     let m = |f: &str| meta_str(obj, f).to_string();
     let mut metadata = Map::new();
     for f in [
@@ -62,15 +96,15 @@ fn scale_of(obj: &Value) -> Value {
         }
     }
     let replicas = obj
-        .pointer("/spec/replicas")
+        .pointer(&paths.spec_replicas)
         .and_then(|v| v.as_i64())
         .unwrap_or(0);
     let status_replicas = obj
-        .pointer("/status/replicas")
+        .pointer(&paths.status_replicas)
         .and_then(|v| v.as_i64())
         .unwrap_or(0);
     let mut status = json!({"replicas": status_replicas});
-    let sel = selector_string(obj);
+    let sel = selector_string(obj, paths);
     if !sel.is_empty() {
         status["selector"] = Value::String(sel);
     }
@@ -86,7 +120,7 @@ fn scale_of(obj: &Value) -> Value {
 /// `GET .../scale`.
 pub(crate) async fn get(cx: &Ctx<'_>) -> ApiResult<Reply> {
     let obj = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
-    Ok(Reply::ok(scale_of(&obj)))
+    Ok(Reply::ok(scale_of(&obj, paths(cx)?)))
 }
 
 /// Type checks of an `autoscaling/v1 Scale` body, as Go's decoder makes them.
@@ -174,11 +208,7 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
         ));
     }
     let mut new = old;
-    if let Some(spec) = new.get_mut("spec").and_then(|s| s.as_object_mut()) {
-        spec.insert("replicas".into(), Value::from(replicas));
-    } else if let Some(m) = new.as_object_mut() {
-        m.insert("spec".into(), json!({"replicas": replicas}));
-    }
+    set_at(&mut new, &paths(cx)?.spec_replicas, Value::from(replicas));
     let rv = meta_str(scale, "resourceVersion").to_string();
     if !rv.is_empty() {
         keelson_apimachinery::meta::set_meta_str(&mut new, "resourceVersion", &rv);
@@ -195,7 +225,7 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
                 },
             )
             .await?;
-    Ok(Reply::ok(scale_of(&stored)))
+    Ok(Reply::ok(scale_of(&stored, paths(cx)?)))
 }
 
 /// `PUT .../scale`.
@@ -228,7 +258,7 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
                 patch_type: pt,
                 gr: GroupResource::new("autoscaling", "scale"),
                 kind: "Scale".into(),
-                original: scale_of(&old),
+                original: scale_of(&old, paths(cx)?),
                 patch: body.to_vec(),
             })
             .await?;
@@ -243,7 +273,7 @@ mod tests {
     fn scale_view() {
         let d = json!({"metadata": {"name": "d", "namespace": "default", "resourceVersion": "7"},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "x"}}}, "status": {"replicas": 1}});
-        let s = scale_of(&d);
+        let s = scale_of(&d, &ScalePaths::default());
         assert_eq!(s["apiVersion"], "autoscaling/v1");
         assert_eq!(s["spec"]["replicas"], 2);
         assert_eq!(s["status"]["selector"], "app=x");

@@ -3,19 +3,13 @@
 //! status, and a `/status` write changes only the status.
 
 use keelson_apimachinery::meta::meta_str;
-use keelson_apimachinery::GroupResource;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::Ctx;
 /// Reset the status of an object being created.
 pub(crate) fn strip_status_for_create(cx: &Ctx<'_>, obj: &mut Value) {
-    if cx.has_status() {
+    if let Some(status) = cx.info.strategy.status.initial_status() {
         if let Some(m) = obj.as_object_mut() {
-            let status = if cx.info.gr() == GroupResource::new("", "pods") {
-                json!({"phase": "Pending"})
-            } else {
-                json!({})
-            };
             m.insert("status".into(), status);
         }
     }
@@ -46,7 +40,7 @@ pub(crate) fn merge_subresource(cx: &Ctx<'_>, new: Value, old: &Value) -> Value 
         merged
     } else {
         let mut new = new;
-        if cx.has_status() {
+        if cx.info.strategy.status.keeps_stored_status() {
             set_status_from(&mut new, old);
         }
         new

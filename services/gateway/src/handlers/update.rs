@@ -8,7 +8,6 @@ use super::object::{check_name, decode_body, prepare_object};
 use super::status::merge_subresource;
 use super::write::{create_object, write_update};
 use super::{plain, Ctx, HandlerResult};
-use keelson_apimachinery::GroupResource;
 pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     let opts = UpdateOptions::from_query(cx.query).map_err(plain)?;
     let (dry, fv) = (opts.dry_run, opts.field_validation);
@@ -21,7 +20,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
         Err(e)
             if e.is_not_found()
                 && cx.ri.subresource.is_empty()
-                && allows_create_on_update(&cx.gr()) =>
+                && cx.info.strategy.allow_create_on_update =>
         {
             return create_object(cx, obj, raw, fv, dry).await;
         }
@@ -29,18 +28,4 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     };
     let new = merge_subresource(cx, obj, &old);
     write_update(cx, new, old, raw, false, fv, dry).await
-}
-
-/// Resources whose PUT creates a missing object (`AllowCreateOnUpdate`).
-fn allows_create_on_update(gr: &GroupResource) -> bool {
-    matches!(
-        (gr.group.as_str(), gr.resource.as_str()),
-        ("", "endpoints")
-            | ("", "events")
-            | ("", "limitranges")
-            | ("", "serviceaccounts")
-            | ("events.k8s.io", "events")
-            | ("coordination.k8s.io", "leases")
-            | ("rbac.authorization.k8s.io", _)
-    )
 }

@@ -190,7 +190,7 @@ fn cache_request(
 /// Serve one watch request.
 pub async fn serve(
     b: &Backends,
-    info: &'static ResourceInfo,
+    info: &ResourceInfo,
     ri: &ResourceRequest,
     q: &Query,
 ) -> Result<Response<Body>, ApiError> {
@@ -212,7 +212,9 @@ pub async fn serve(
     };
     let req = cache_request(info, ns, q, &p, start);
     let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
-        Ok(events) => Feed::new(b.watch.clone(), info, p, req, events).into_stream(),
+        Ok(events) => {
+            Feed::new(b.watch.clone(), Arc::new(info.clone()), p, req, events).into_stream()
+        }
         // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.code == 410 => {
             futures::stream::iter([frame(EventType::Error, &e.to_status_json())]).boxed()
@@ -238,7 +240,8 @@ pub async fn serve(
 /// re-lists).
 struct Feed {
     cache: Arc<dyn WatchCacheApi>,
-    info: &'static ResourceInfo,
+    /// Owned: the body outlives the request's catalog snapshot.
+    info: Arc<ResourceInfo>,
     p: Params,
     req: CacheWatchRequest,
     events: CacheEventStream,
@@ -260,7 +263,7 @@ enum Step {
 impl Feed {
     fn new(
         cache: Arc<dyn WatchCacheApi>,
-        info: &'static ResourceInfo,
+        info: Arc<ResourceInfo>,
         p: Params,
         req: CacheWatchRequest,
         events: CacheEventStream,
@@ -303,7 +306,7 @@ impl Feed {
             let step = tokio::select! {
                 _ = &mut self.deadline => {
                     let last = (self.p.bookmarks && self.last_rv > 0)
-                        .then(|| bookmark(self.info, self.last_rv, false));
+                        .then(|| bookmark(&self.info, self.last_rv, false));
                     Step::End(last)
                 }
                 next = self.events.next() => self.step(next).await,
@@ -379,11 +382,11 @@ impl Feed {
                     CacheEventType::Bookmark => self
                         .p
                         .bookmarks
-                        .then(|| bookmark(self.info, ev.revision, false)),
+                        .then(|| bookmark(&self.info, ev.revision, false)),
                     CacheEventType::InitialEventsEnd => {
                         self.resumable = true;
                         self.show_initial_end
-                            .then(|| bookmark(self.info, ev.revision, true))
+                            .then(|| bookmark(&self.info, ev.revision, true))
                     }
                 };
                 if self.resumable {
@@ -400,7 +403,7 @@ mod tests {
     use super::*;
 
     fn params(q: &str) -> ApiResult<Params> {
-        let info = keelson_registry::catalog()
+        let info = keelson_registry::CatalogSnapshot::builtin()
             .lookup("", "v1", "pods")
             .expect("pods");
         parse_params(info, &Query::parse(Some(q)))

@@ -66,6 +66,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         watch: Arc::new(keelson_rpc::RemoteWatchCache::connect_lazy(
             &flags.watch_endpoints,
         )?),
+        catalog: keelson_registry::Catalog::builtin(),
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())

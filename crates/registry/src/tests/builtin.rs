@@ -1,11 +1,19 @@
+//! The built-in generation's data.
+
 use std::time::Instant;
 
-use super::*;
+use crate::*;
+// These tests read one snapshot: the built-in generation.
+use crate::CatalogSnapshot as Catalog;
+
+fn catalog() -> &'static CatalogSnapshot {
+    CatalogSnapshot::builtin()
+}
 
 #[test]
 fn catalog_loads_quickly_and_is_consistent() {
     let start = Instant::now();
-    let c = Catalog::from_json(include_str!("../data/catalog.json")).unwrap();
+    let c = Catalog::from_json(include_str!("../../data/catalog.json")).unwrap();
     let took = start.elapsed();
     // Generous bound for an unoptimised debug build on a busy 2-core box.
     assert!(took.as_millis() < 3000, "catalog parse took {took:?}");

@@ -1,0 +1,158 @@
+//! The discovery and OpenAPI documents of one catalog generation,
+//! serialised once with their ETags, and the cache that keeps the current
+//! generation's documents.
+//!
+//! An ETag is the hash of the document's bytes, so it changes exactly when
+//! a new generation changes the document; the built-in generation's bytes
+//! and ETags are what they always were.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use bytes::Bytes;
+use keelson_registry::CatalogSnapshot;
+use serde_json::Value;
+
+use crate::aggregated::{aggregated, AggVersion};
+use crate::etag::etag;
+use crate::legacy::{api_group_list, api_versions};
+use crate::openapi::OpenApiDocs;
+use crate::version::version_info;
+
+/// A serialised document and its (quoted) ETag.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    /// The JSON bytes.
+    pub bytes: Bytes,
+    /// `"…"`: the upper-case hex SHA-512 of the bytes, quoted.
+    pub etag: String,
+}
+
+impl Doc {
+    /// Serialise `v` and hash it.
+    pub fn of(v: &Value) -> Doc {
+        let bytes = Bytes::from(serde_json::to_vec(v).unwrap_or_default());
+        let etag = etag(&bytes);
+        Doc { bytes, etag }
+    }
+}
+
+/// An OpenAPI v3 group-version document: its bytes, ETag and `?hash=`.
+#[derive(Debug, Clone)]
+pub struct OpenApiDoc {
+    /// The document and its ETag (the quoted hash).
+    pub doc: Doc,
+    /// The hash the root advertises in `serverRelativeURL`.
+    pub hash: String,
+}
+
+/// Every document kubectl reads for one catalog generation. The discovery
+/// documents are built at once; OpenAPI (larger) on first use.
+#[derive(Debug)]
+pub struct Documents {
+    snapshot: Arc<CatalogSnapshot>,
+    /// `/api`, `APIVersions`.
+    pub api_legacy: Doc,
+    /// `/apis`, `APIGroupList`.
+    pub apis_legacy: Doc,
+    /// `/api` as aggregated discovery v2.
+    pub api_v2: Doc,
+    /// `/apis` as aggregated discovery v2.
+    pub apis_v2: Doc,
+    /// `/api` as aggregated discovery v2beta1.
+    pub api_v2beta1: Doc,
+    /// `/apis` as aggregated discovery v2beta1.
+    pub apis_v2beta1: Doc,
+    /// `/version`.
+    pub version: Doc,
+    openapi: OnceLock<(OpenApiDocs, Doc)>,
+}
+
+impl Documents {
+    /// The documents of `snapshot`.
+    pub fn build(snapshot: Arc<CatalogSnapshot>) -> Documents {
+        let c = &*snapshot;
+        Documents {
+            api_legacy: Doc::of(&api_versions(c)),
+            apis_legacy: Doc::of(&api_group_list(c)),
+            api_v2: Doc::of(&aggregated(c, true, AggVersion::V2)),
+            apis_v2: Doc::of(&aggregated(c, false, AggVersion::V2)),
+            api_v2beta1: Doc::of(&aggregated(c, true, AggVersion::V2Beta1)),
+            apis_v2beta1: Doc::of(&aggregated(c, false, AggVersion::V2Beta1)),
+            version: Doc::of(&version_info()),
+            openapi: OnceLock::new(),
+            snapshot,
+        }
+    }
+
+    /// The catalog generation these documents describe.
+    pub fn snapshot(&self) -> &Arc<CatalogSnapshot> {
+        &self.snapshot
+    }
+
+    fn openapi(&self) -> &(OpenApiDocs, Doc) {
+        self.openapi.get_or_init(|| {
+            let docs = OpenApiDocs::build(&self.snapshot);
+            let root = Doc::of(&docs.root());
+            (docs, root)
+        })
+    }
+
+    /// `/openapi/v3`.
+    pub fn openapi_root(&self) -> &Doc {
+        &self.openapi().1
+    }
+
+    /// `/openapi/v3/{path}`, e.g. `apis/apps/v1`.
+    pub fn openapi_doc(&self, path: &str) -> Option<OpenApiDoc> {
+        let (bytes, hash) = self.openapi().0.doc(path)?;
+        Some(OpenApiDoc {
+            doc: Doc {
+                // Shares the built document; no copy per request.
+                bytes: Bytes::from_owner(SharedBytes(bytes)),
+                etag: format!("\"{hash}\""),
+            },
+            hash,
+        })
+    }
+}
+
+/// A built document's bytes, shared into a [`Bytes`].
+struct SharedBytes(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The documents of the newest catalog generation seen; a new generation
+/// replaces them on first request.
+#[derive(Debug, Default)]
+pub struct DiscoveryCache {
+    current: Mutex<Option<Arc<Documents>>>,
+}
+
+impl DiscoveryCache {
+    /// An empty cache.
+    pub fn new() -> DiscoveryCache {
+        DiscoveryCache::default()
+    }
+
+    /// The documents of `snapshot`, built once per generation.
+    pub fn documents(&self, snapshot: &Arc<CatalogSnapshot>) -> Arc<Documents> {
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        match &*current {
+            Some(d) if Arc::ptr_eq(d.snapshot(), snapshot) => Arc::clone(d),
+            // A request still holding an older generation gets its own
+            // documents without displacing the newer ones.
+            Some(d) if d.snapshot().generation() > snapshot.generation() => {
+                Arc::new(Documents::build(Arc::clone(snapshot)))
+            }
+            _ => {
+                let d = Arc::new(Documents::build(Arc::clone(snapshot)));
+                *current = Some(Arc::clone(&d));
+                d
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The built-in Kubernetes 1.34 catalog: the embedded `catalog.json` plus
+//! the per-resource strategies of the built-in resources, which are code
+//! in kube-apiserver (`pkg/registry/<group>/<resource>/strategy.go` and
+//! the field-label conversion functions) and so are filled in here.
+
+use std::collections::BTreeMap;
+
+use crate::resource::ResourceInfo;
+use crate::schema::Schema;
+use crate::strategy::{GracefulDeletion, ScalePaths, StatusPolicy, Strategy};
+
+/// The generated catalog file, embedded at build time.
+pub(crate) const CATALOG_JSON: &str = include_str!("../data/catalog.json");
+
+/// The strategy of the built-in resource `r`.
+pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>) -> Strategy {
+    let (group, plural) = (r.group.as_str(), r.plural.as_str());
+    let core = group.is_empty();
+    let is_pod = core && plural == "pods";
+    Strategy {
+        returns_deleted_object: core && matches!(plural, "pods" | "services" | "namespaces"),
+        allow_create_on_update: matches!(
+            (group, plural),
+            ("", "endpoints")
+                | ("", "events")
+                | ("", "limitranges")
+                | ("", "serviceaccounts")
+                | ("events.k8s.io", "events")
+                | ("coordination.k8s.io", "leases")
+                | ("rbac.authorization.k8s.io", _)
+        ),
+        // A kind with a `spec` tracks `metadata.generation`.
+        tracks_generation: definitions
+            .get(&r.definition)
+            .is_some_and(|d| d.properties.contains_key("spec")),
+        status: if !r.has_subresource("status") {
+            StatusPolicy::Plain
+        } else if is_pod {
+            StatusPolicy::PodPending
+        } else {
+            StatusPolicy::Subresource
+        },
+        graceful_deletion: if is_pod {
+            GracefulDeletion::PodOnNode
+        } else {
+            GracefulDeletion::Immediate
+        },
+        scale: r.has_subresource("scale").then(ScalePaths::default),
+        selectable_fields: selectable_fields(group, plural)
+            .map(|fs| fs.iter().map(|f| (*f).to_owned()).collect()),
+    }
+}
+
+/// Resources with their own field-label conversion and the fields they
+/// allow beyond `metadata.name` / `metadata.namespace`.
+fn selectable_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
+    if !group.is_empty() {
+        return None;
+    }
+    Some(match resource {
+        "pods" => &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName",
+        ],
+        "nodes" => &["spec.unschedulable"],
+        "replicationcontrollers" => &["status.replicas"],
+        "events" => &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
+        "namespaces" => &["status.phase"],
+        "secrets" => &["type"],
+        "services" => &["spec.clusterIP", "spec.type"],
+        _ => return None,
+    })
+}

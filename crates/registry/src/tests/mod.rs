@@ -1,0 +1,3 @@
+mod builtin;
+mod generations;
+mod strategies;
