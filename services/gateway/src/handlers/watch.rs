@@ -25,7 +25,8 @@ use hyper::body::Frame;
 use keelson_api::{
     CacheEvent, CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart,
 };
-use keelson_apimachinery::{ApiError, ApiResult, FieldError};
+use keelson_apimachinery::options::ListOptions;
+use keelson_apimachinery::{ApiError, ApiResult};
 use keelson_codec::{encode_event_value, EventType, Format};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
@@ -44,102 +45,25 @@ const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 /// `--min-request-timeout` default).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
-/// Where the stream starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
-    /// Synthetic ADDED events for the current state first.
-    InitialState { end_bookmark: bool },
-    /// Every change after this revision.
-    After(u64),
-    /// Changes after the current revision, no initial events.
-    Now,
-}
-
 /// Parsed and validated watch parameters.
 struct Params {
-    start: Start,
+    /// Where the client asked the watch to start.
+    start: WatchStart,
     bookmarks: bool,
     timeout: Duration,
 }
 
-fn list_options_invalid(errs: Vec<FieldError>) -> ApiError {
-    ApiError::invalid("meta.k8s.io", "ListOptions", "", &errs)
-}
-
 fn parse_params(info: &ResourceInfo, q: &Query) -> ApiResult<Params> {
-    let rv = q.get("resourceVersion").unwrap_or("");
-    let rv_match = q.get("resourceVersionMatch").unwrap_or("");
-    let send_initial = match q.get("sendInitialEvents") {
-        None => None,
-        Some("true" | "1") => Some(true),
-        Some("false" | "0") => Some(false),
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "sendInitialEvents: invalid value {:?}",
-                other
-            )))
-        }
-    };
-    if !matches!(rv_match, "" | "NotOlderThan" | "Exact") {
-        return Err(list_options_invalid(vec![FieldError::not_supported(
-            "resourceVersionMatch",
-            rv_match,
-            &["Exact", "NotOlderThan", ""],
-        )]));
-    }
-    match send_initial {
-        None if !rv_match.is_empty() => {
-            return Err(list_options_invalid(vec![FieldError::forbidden(
-                "resourceVersionMatch",
-                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-            )]))
-        }
-        Some(_) if rv_match != "NotOlderThan" => {
-            return Err(list_options_invalid(vec![FieldError::forbidden(
-                "resourceVersionMatch",
-                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-            )]))
-        }
-        _ => {}
-    }
-    let parsed_rv = if rv.is_empty() || rv == "0" {
-        None
-    } else {
-        Some(rv.parse::<u64>().map_err(|_| {
-            list_options_invalid(vec![FieldError::invalid(
-                "resourceVersion",
-                rv,
-                "must be a non-negative integer",
-            )])
-        })?)
-    };
-    let start = match (send_initial, parsed_rv) {
-        (Some(true), _) => Start::InitialState { end_bookmark: true },
-        (Some(false), Some(r)) => Start::After(r),
-        (Some(false), None) => Start::Now,
-        (None, Some(r)) => Start::After(r),
-        (None, None) => Start::InitialState {
-            end_bookmark: false,
-        },
-    };
-    let timeout = match q.get("timeoutSeconds") {
-        Some(s) => Duration::from_secs(
-            s.parse::<u64>()
-                .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {:?}", s)))?,
-        ),
-        None => DEFAULT_TIMEOUT,
-    };
+    let opts = ListOptions::from_query(q)?;
     // Bad selectors are 400s before the stream starts (the cache applies them).
-    LabelSelector::parse(q.get("labelSelector").unwrap_or(""))?;
-    FieldSelector::parse(
-        q.get("fieldSelector").unwrap_or(""),
-        &info.group,
-        &info.plural,
-    )?;
+    LabelSelector::parse(&opts.label_selector)?;
+    FieldSelector::parse(&opts.field_selector, &info.group, &info.plural)?;
     Ok(Params {
-        start,
-        bookmarks: q.flag("allowWatchBookmarks"),
-        timeout,
+        start: opts.watch_start().unwrap_or(WatchStart::Now),
+        bookmarks: opts.allow_watch_bookmarks,
+        timeout: opts
+            .timeout_seconds
+            .map_or(DEFAULT_TIMEOUT, Duration::from_secs),
     })
 }
 
@@ -197,18 +121,14 @@ pub async fn serve(
     let p = parse_params(info, q)?;
     let ns = (!ri.namespace.is_empty()).then_some(ri.namespace.as_str());
     let start = match p.start {
-        Start::InitialState {
-            end_bookmark: false,
-        } if q.get("resourceVersion") == Some("0") => WatchStart::InitialStateAny,
         // The end marker is always asked for: after it the watch can be
         // resumed on another replica; it is only shown when requested.
         // With sendInitialEvents any resourceVersion reads a consistent
         // state, which is never older than the one asked for.
-        Start::InitialState { .. } => WatchStart::InitialState {
+        WatchStart::InitialState { .. } => WatchStart::InitialState {
             initial_events_end: true,
         },
-        Start::After(r) => WatchStart::After(r),
-        Start::Now => WatchStart::Now,
+        other => other,
     };
     let req = cache_request(info, ns, q, &p, start);
     let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
@@ -278,7 +198,12 @@ impl Feed {
         Feed {
             cache,
             info,
-            show_initial_end: matches!(p.start, Start::InitialState { end_bookmark: true }),
+            show_initial_end: matches!(
+                p.start,
+                WatchStart::InitialState {
+                    initial_events_end: true
+                }
+            ),
             deadline: Box::pin(tokio::time::sleep(p.timeout)),
             p,
             req,
@@ -409,42 +334,26 @@ mod tests {
         parse_params(info, &Query::parse(Some(q)))
     }
 
+    // The resourceVersion table itself is tested cell by cell in
+    // `keelson_apimachinery::options::resource_version`.
     #[test]
-    fn resource_version_semantics() {
+    fn watch_parameters() {
+        let p = params("watch=1&allowWatchBookmarks=true&timeoutSeconds=5").unwrap();
         assert_eq!(
-            params("").unwrap().start,
-            Start::InitialState {
-                end_bookmark: false
+            p.start,
+            WatchStart::InitialState {
+                initial_events_end: false
             }
         );
-        assert_eq!(
-            params("resourceVersion=0").unwrap().start,
-            Start::InitialState {
-                end_bookmark: false
-            }
-        );
-        assert_eq!(
-            params("resourceVersion=12").unwrap().start,
-            Start::After(12)
-        );
-        assert_eq!(
-            params("sendInitialEvents=true&resourceVersionMatch=NotOlderThan")
-                .unwrap()
-                .start,
-            Start::InitialState { end_bookmark: true }
-        );
-        let e = params("sendInitialEvents=true").err().unwrap();
+        assert!(p.bookmarks);
+        assert_eq!(p.timeout, Duration::from_secs(5));
+        let p = params("watch=1&resourceVersion=12").unwrap();
+        assert_eq!((p.start, p.bookmarks), (WatchStart::After(12), false));
+        assert_eq!(p.timeout, DEFAULT_TIMEOUT);
+        let e = params("watch=1&labelSelector=a%20in%20(b").err().unwrap();
+        assert_eq!(e.code, 400);
+        let e = params("watch=1&sendInitialEvents=true").err().unwrap();
         assert_eq!(e.code, 422);
         assert_eq!(e.message, "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
-        let e = params("resourceVersionMatch=NotOlderThan&resourceVersion=1")
-            .err()
-            .unwrap();
-        assert!(
-            e.message.ends_with(
-                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"
-            ),
-            "{}",
-            e.message
-        );
     }
 }
