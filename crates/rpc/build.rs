@@ -8,7 +8,7 @@ const PROTOS: &[&str] = &[
     "store.proto",
     "admission.proto",
     "merge.proto",
-    "watch.proto",
+    "watch_cache.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

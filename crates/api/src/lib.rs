@@ -9,7 +9,7 @@
 mod admission;
 mod merge;
 mod store;
-mod watch;
+mod watch_cache;
 
 pub use admission::{
     AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation,
@@ -19,7 +19,7 @@ pub use store::{
     ChangeEvent, ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, EventType, ListResult,
     ListStream, StoreApi, UpdateOptions,
 };
-pub use watch::{
+pub use watch_cache::{
     CacheEvent, CacheEventStream, CacheEventType, CacheList, CacheListRequest, CacheWatchRequest,
     ListRevision, WatchCacheApi, WatchStart,
 };

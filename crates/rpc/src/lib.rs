@@ -32,7 +32,7 @@ mod serve;
 mod service;
 pub mod status;
 mod store;
-mod watch;
+mod change_stream;
 mod watch_cache;
 
 pub use admission::{AdmissionGrpc, RemoteAdmission};

@@ -21,7 +21,7 @@ use crate::pb::store::store_client::StoreClient;
 use crate::pb::store::store_server::{Store, StoreServer};
 use crate::service::{grpc_server, ready_reply, ready_result, remote_client};
 use crate::status::{from_grpc_status, to_grpc_status};
-use crate::watch::{from_pb_stream, to_pb_stream, PbEventStream};
+use crate::change_stream::{from_pb_stream, to_pb_stream, PbEventStream};
 
 const SERVICE: &str = "store";
 
@@ -275,7 +275,7 @@ impl RemoteStore {
                         Ok(Some(c)) => pending.extend(c.items),
                         Ok(None) => return None,
                         Err(e) => {
-                            let e = crate::watch::stream_error(SERVICE, &e);
+                            let e = crate::change_stream::stream_error(SERVICE, &e);
                             return Some((Err(e), (pending, None)));
                         }
                     }

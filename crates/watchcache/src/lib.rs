@@ -25,7 +25,7 @@
 mod list;
 mod object;
 mod resource;
-mod watch;
+mod watchers;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -166,7 +166,7 @@ impl WatchCacheApi for LocalWatchCache {
 
     async fn watch(&self, req: CacheWatchRequest) -> ApiResult<CacheEventStream> {
         let rc = self.resource(&req.gr).await?;
-        watch::watch(&self.store, rc, req).await
+        watchers::watch(&self.store, rc, req).await
     }
 
     async fn ready(&self) -> ApiResult<()> {

@@ -13,7 +13,7 @@ use tonic::{Status, Streaming};
 
 use crate::pb::watch as pb;
 use crate::status::to_grpc_status;
-use crate::watch::stream_error;
+use crate::change_stream::stream_error;
 
 /// Most items in one chunk.
 pub(crate) const CHUNK_ITEMS: usize = 500;

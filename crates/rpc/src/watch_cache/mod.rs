@@ -25,7 +25,7 @@ use crate::pb::watch as pb;
 use crate::pb::watch::watch_cache_client::WatchCacheClient;
 use crate::pb::watch::watch_cache_server::{WatchCache, WatchCacheServer};
 use crate::status::{from_grpc_status, to_grpc_status};
-use crate::watch::stream_error;
+use crate::change_stream::stream_error;
 use chunks::{items_from_pb, ListChunks};
 use convert::{
     event_from_pb, event_to_pb, list_request_from_pb, list_request_to_pb, watch_request_from_pb,
@@ -94,7 +94,7 @@ fn events_to_pb(events: CacheEventStream) -> BoxStream<'static, Result<pb::Watch
 /// last item (`503` when the connection broke). Dropping it cancels the
 /// call.
 fn events_from_pb(service: &'static str, stream: Streaming<pb::WatchEvent>) -> CacheEventStream {
-    crate::watch::decode_stream(service, stream, event_from_pb)
+    crate::change_stream::decode_stream(service, stream, event_from_pb)
 }
 
 #[tonic::async_trait]

@@ -6,7 +6,7 @@ mod bootstrap;
 pub mod names;
 pub mod object;
 mod update;
-mod watch;
+mod change_stream;
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
