@@ -45,18 +45,13 @@ pub enum DeleteOutcome {
     Marked(Value),
 }
 
-/// The kind of a committed change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
-    Added,
-    Modified,
-    Deleted,
-    /// No change: every change of the watched resource up to `revision` has
-    /// been delivered (etcd's progress notification). `object` is null.
-    /// Sent when the stream has read past other resources' writes, so a
-    /// follower can tell how fresh it is.
-    Progress,
-}
+/// The type of a change-stream event: `Added`, `Modified`, `Deleted`, or
+/// `Bookmark` — no change, but every change of the watched resource up to
+/// the event's revision has been delivered (etcd's progress notification;
+/// `object` is null). Bookmarks are sent when the stream has read past
+/// other resources' writes, so a follower can tell how fresh it is. The
+/// store never sends `Error` events: a failed stream ends with an error.
+pub use keelson_apimachinery::watch::EventType;
 
 /// One committed change of one object, as the store's change stream
 /// delivers it.

@@ -9,6 +9,7 @@ pub mod meta;
 pub mod names;
 pub mod options;
 pub mod status;
+pub mod watch;
 
 pub use field::{FieldError, FieldErrorKind};
 pub use gr::{GroupResource, ObjectKey};

@@ -11,28 +11,7 @@ use crate::error::CodecError;
 use crate::format::{Encoding, Format};
 use crate::serializer::encode;
 
-/// The type of a watch event (`metav1.WatchEvent.type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EventType {
-    Added,
-    Modified,
-    Deleted,
-    Bookmark,
-    Error,
-}
-
-impl EventType {
-    /// `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::Added => "ADDED",
-            EventType::Modified => "MODIFIED",
-            EventType::Deleted => "DELETED",
-            EventType::Bookmark => "BOOKMARK",
-            EventType::Error => "ERROR",
-        }
-    }
-}
+pub use keelson_apimachinery::watch::EventType;
 
 /// The bytes of a JSON event frame before the object.
 fn json_prefix(t: EventType, out: &mut BytesMut) {

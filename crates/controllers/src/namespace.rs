@@ -85,7 +85,7 @@ impl NamespaceController {
             let purge_it = match change.event_type {
                 EventType::Deleted => true,
                 EventType::Added | EventType::Modified => terminating(&change.object),
-                EventType::Progress => false,
+                EventType::Bookmark | EventType::Error => false,
             };
             if purge_it {
                 self.purge(meta_str(&change.object, "name")).await?;

@@ -19,12 +19,13 @@ fn event_to_pb(e: &ChangeEvent) -> pb::WatchEvent {
         EventType::Added => pb::EventType::Added,
         EventType::Modified => pb::EventType::Modified,
         EventType::Deleted => pb::EventType::Deleted,
-        EventType::Progress => pb::EventType::Progress,
+        // The store never sends errors as events.
+        EventType::Bookmark | EventType::Error => pb::EventType::Progress,
     };
     pb::WatchEvent {
         revision: e.revision,
         event_type: event_type.into(),
-        object: if e.event_type == EventType::Progress {
+        object: if e.event_type == EventType::Bookmark {
             Vec::new()
         } else {
             to_json_bytes(&e.object)
@@ -41,7 +42,7 @@ fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<ChangeEvent, ApiErr
         Ok(pb::EventType::Progress) => {
             return Ok(ChangeEvent {
                 revision: e.revision,
-                event_type: EventType::Progress,
+                event_type: EventType::Bookmark,
                 object: serde_json::Value::Null,
                 prev_object: None,
             })

@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 mod admission;
+mod change_stream;
 mod channel;
 mod convert;
 mod error;
@@ -32,7 +33,6 @@ mod serve;
 mod service;
 pub mod status;
 mod store;
-mod change_stream;
 mod watch_cache;
 
 pub use admission::{AdmissionGrpc, RemoteAdmission};

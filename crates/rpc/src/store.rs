@@ -12,6 +12,7 @@ use serde_json::Value;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
+use crate::change_stream::{from_pb_stream, to_pb_stream, PbEventStream};
 use crate::convert::{
     bad_enum, from_json_bytes, gr_from_pb, gr_to_pb, key_from_pb, key_to_pb, missing, to_json_bytes,
 };
@@ -21,7 +22,6 @@ use crate::pb::store::store_client::StoreClient;
 use crate::pb::store::store_server::{Store, StoreServer};
 use crate::service::{grpc_server, ready_reply, ready_result, remote_client};
 use crate::status::{from_grpc_status, to_grpc_status};
-use crate::change_stream::{from_pb_stream, to_pb_stream, PbEventStream};
 
 const SERVICE: &str = "store";
 

@@ -29,7 +29,7 @@ async fn next_raw(s: &mut ChangeStream) -> ApiResult<ChangeEvent> {
 async fn next(s: &mut ChangeStream) -> ApiResult<ChangeEvent> {
     loop {
         match next_raw(s).await {
-            Ok(ev) if ev.event_type == EventType::Progress => continue,
+            Ok(ev) if ev.event_type == EventType::Bookmark => continue,
             other => return other,
         }
     }
@@ -41,7 +41,7 @@ async fn assert_quiet(s: &mut ChangeStream) {
     loop {
         match tokio::time::timeout_at(deadline, s.next()).await {
             Err(_) => return,
-            Ok(Some(Ok(ev))) if ev.event_type == EventType::Progress => continue,
+            Ok(Some(Ok(ev))) if ev.event_type == EventType::Bookmark => continue,
             Ok(r) => panic!("unexpected item: {r:?}"),
         }
     }
@@ -371,7 +371,7 @@ async fn progress_tells_how_far_the_stream_has_read() {
     let ev = next_raw(&mut w).await.unwrap();
     assert_eq!(
         (ev.event_type, ev.revision, ev.object.clone()),
-        (EventType::Progress, rv(&secret), Value::Null)
+        (EventType::Bookmark, rv(&secret), Value::Null)
     );
     let quiet = tokio::time::timeout(Duration::from_millis(150), w.next()).await;
     assert!(quiet.is_err(), "one progress per advance: {quiet:?}");

@@ -7,28 +7,20 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::StreamExt;
-use keelson_api::{CacheEventType, ChangeEvent, EventType, StoreApi};
+use keelson_api::EventType;
+use keelson_api::{CacheEventType, ChangeEvent, StoreApi};
 use keelson_apimachinery::{ApiResult, GroupResource};
 use tokio::sync::{broadcast, watch};
 
 use crate::object::CachedObject;
 
-/// What a change did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ChangeKind {
-    Added,
-    Modified,
-    Deleted,
-}
-
-impl ChangeKind {
-    /// The watch event type a change is seen as when nothing filters it.
-    pub fn event_type(self) -> CacheEventType {
-        match self {
-            ChangeKind::Added => CacheEventType::Added,
-            ChangeKind::Modified => CacheEventType::Modified,
-            ChangeKind::Deleted => CacheEventType::Deleted,
-        }
+/// The watch event type a change (`Added`, `Modified` or `Deleted`) is
+/// seen as when nothing filters it.
+pub(crate) fn unfiltered(kind: EventType) -> CacheEventType {
+    match kind {
+        EventType::Added => CacheEventType::Added,
+        EventType::Deleted => CacheEventType::Deleted,
+        _ => CacheEventType::Modified,
     }
 }
 
@@ -36,7 +28,7 @@ impl ChangeKind {
 #[derive(Debug)]
 pub(crate) struct Change {
     pub revision: u64,
-    pub kind: ChangeKind,
+    pub kind: EventType,
     /// The new state; for a delete, the last state at the delete's revision.
     pub object: Arc<CachedObject>,
     /// The state before the change (absent for `Added`).
@@ -181,7 +173,7 @@ impl ResourceCache {
     /// Apply one event of the store's change stream.
     fn apply(&self, ev: ChangeEvent) -> ApiResult<()> {
         let kind = match ev.event_type {
-            EventType::Progress => {
+            EventType::Bookmark => {
                 let mut st = self.lock();
                 if ev.revision > st.revision {
                     st.revision = ev.revision;
@@ -190,19 +182,23 @@ impl ResourceCache {
                 }
                 return Ok(());
             }
-            EventType::Added => ChangeKind::Added,
-            EventType::Modified => ChangeKind::Modified,
-            EventType::Deleted => ChangeKind::Deleted,
+            t @ (EventType::Added | EventType::Modified | EventType::Deleted) => t,
+            // The store's stream ends with an error instead.
+            EventType::Error => return Ok(()),
         };
         // Encode outside the lock.
-        let object = Arc::new(CachedObject::new(&self.gr, ev.object, kind.event_type())?);
+        let object = Arc::new(CachedObject::new(
+            &self.gr,
+            ev.object,
+            crate::resource::unfiltered(kind),
+        )?);
         let mut st = self.lock();
         if ev.revision <= st.revision {
             // Already applied (a re-list raced with the stream).
             return Ok(());
         }
         let prev = match kind {
-            ChangeKind::Deleted => st.objects.remove(&object.key),
+            EventType::Deleted => st.objects.remove(&object.key),
             _ => st.objects.insert(object.key.clone(), object.clone()),
         };
         let change = Arc::new(Change {

@@ -19,14 +19,14 @@ use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
 use crate::list::{fresh, Filter, FRESHNESS_WAIT};
 use crate::object::CachedObject;
-use crate::resource::{objects_at, Change, ChangeKind, ResourceCache};
+use crate::resource::{objects_at, Change, ResourceCache};
 
 /// What a watcher sees of a change after its namespace and selectors: an
 /// object that stops matching is DELETED (its last matching state at the
 /// change's revision), one that starts matching is ADDED.
 fn visible(
     filter: &Filter,
-    kind: ChangeKind,
+    kind: EventType,
     revision: u64,
     object: &CachedObject,
     prev: Option<&CachedObject>,
@@ -36,8 +36,8 @@ fn visible(
     let format = filter.format;
     let event = |t| object.event(t, revision, format).map(Some);
     match kind {
-        ChangeKind::Added if now => event(CacheEventType::Added),
-        ChangeKind::Modified => match (before, now) {
+        EventType::Added if now => event(CacheEventType::Added),
+        EventType::Modified => match (before, now) {
             (true, true) => event(CacheEventType::Modified),
             (false, true) => event(CacheEventType::Added),
             (true, false) => match prev {
@@ -52,8 +52,9 @@ fn visible(
             },
             (false, false) => Ok(None),
         },
-        ChangeKind::Deleted if before || now => event(CacheEventType::Deleted),
-        ChangeKind::Added | ChangeKind::Deleted => Ok(None),
+        EventType::Deleted if before || now => event(CacheEventType::Deleted),
+        // Filtered out, or not a change (the cache keeps only changes).
+        _ => Ok(None),
     }
 }
 
@@ -283,13 +284,11 @@ fn from_store(gr: GroupResource, filter: Filter, changes: ChangeStream) -> Cache
                 Err(e) => Some(Err(e)),
                 Ok(ev) => {
                     let kind = match ev.event_type {
-                        EventType::Added => Some(ChangeKind::Added),
-                        EventType::Modified => Some(ChangeKind::Modified),
-                        EventType::Deleted => Some(ChangeKind::Deleted),
-                        EventType::Progress => None,
+                        t if t.is_change() => Some(t),
+                        _ => None,
                     };
                     kind.and_then(|kind| {
-                        let t = kind.event_type();
+                        let t = crate::resource::unfiltered(kind);
                         let objects = CachedObject::new(&gr, ev.object, t).and_then(|o| {
                             let p = ev
                                 .prev_object

@@ -11,9 +11,9 @@ use keelson_api::CacheList;
 use keelson_apimachinery::ApiResult;
 use tonic::{Status, Streaming};
 
+use crate::change_stream::stream_error;
 use crate::pb::watch as pb;
 use crate::status::to_grpc_status;
-use crate::change_stream::stream_error;
 
 /// Most items in one chunk.
 pub(crate) const CHUNK_ITEMS: usize = 500;

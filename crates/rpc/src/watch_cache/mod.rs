@@ -17,6 +17,7 @@ use keelson_apimachinery::{ApiError, ApiResult};
 use tonic::transport::Channel;
 use tonic::{Code, Request, Response, Status, Streaming};
 
+use crate::change_stream::stream_error;
 use crate::channel::{lazy_channel, MAX_MESSAGE_SIZE};
 use crate::convert::missing;
 use crate::error::RpcError;
@@ -25,7 +26,6 @@ use crate::pb::watch as pb;
 use crate::pb::watch::watch_cache_client::WatchCacheClient;
 use crate::pb::watch::watch_cache_server::{WatchCache, WatchCacheServer};
 use crate::status::{from_grpc_status, to_grpc_status};
-use crate::change_stream::stream_error;
 use chunks::{items_from_pb, ListChunks};
 use convert::{
     event_from_pb, event_to_pb, list_request_from_pb, list_request_to_pb, watch_request_from_pb,

@@ -1,7 +1,7 @@
 //! [`StoreApi::watch`](keelson_api::StoreApi::watch) for [`LocalStore`]:
 //! the key/value watch of the resource's prefix, its values decoded into
 //! objects and its progress notifications passed on as
-//! [`Progress`](ApiEventType::Progress) events.
+//! [`Progress`](ApiEventType::Bookmark) events.
 
 use futures::stream::StreamExt;
 use keelson_api::{ChangeEvent, ChangeStream, EventType as ApiEventType};
@@ -37,7 +37,7 @@ fn api_error(e: KvError) -> ApiError {
 fn progress(revision: u64) -> ChangeEvent {
     ChangeEvent {
         revision,
-        event_type: ApiEventType::Progress,
+        event_type: ApiEventType::Bookmark,
         object: serde_json::Value::Null,
         prev_object: None,
     }

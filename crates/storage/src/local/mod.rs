@@ -3,10 +3,10 @@
 //! (`registry/generic/registry/store.go`).
 
 mod bootstrap;
+mod change_stream;
 pub mod names;
 pub mod object;
 mod update;
-mod change_stream;
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
