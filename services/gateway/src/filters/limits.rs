@@ -3,11 +3,15 @@
 //! (`413` beyond).
 //!
 //! A body the handler did not read — an answer given before it (401, 404,
-//! 405, 415), or the rest of a body over the limit — is drained in the
-//! background, up to [`DRAIN_BYTES`] within [`DRAIN_TIME`]. Dropping it
-//! unread would make hyper reset the HTTP/2 stream while the client is
-//! still sending, which clients such as curl report as a failed transfer
-//! (error 92) instead of the answer.
+//! 405, 415), or the rest of a body over the limit — is drained before the
+//! answer is sent ([`RequestBody::drain`], up to [`DRAIN_BYTES`] within
+//! [`DRAIN_TIME`]; beyond that, in the background). Over HTTP/2 an early
+//! answer would otherwise fail the transfer (curl's error 92): dropping the
+//! body unread makes hyper reset the stream while the client still sends,
+//! and a client that sees an error status stops sending short of its
+//! Content-Length, which the HTTP/2 layer answers with a `PROTOCOL_ERROR`
+//! reset. Reading the body first lets the client finish its upload, then
+//! read the answer on a cleanly closed stream, as from kube-apiserver.
 
 use std::time::Duration;
 
@@ -57,6 +61,24 @@ impl RequestBody {
     }
 }
 
+impl RequestBody {
+    /// Read and discard what no handler read, before the answer goes out;
+    /// whatever is left beyond the drain bounds is drained in the
+    /// background once this is dropped.
+    pub async fn drain(&mut self) {
+        let Some(body) = self.body.as_mut() else {
+            return;
+        };
+        if body.is_end_stream() {
+            self.body = None;
+            return;
+        }
+        if let Ok(true) = tokio::time::timeout(DRAIN_TIME, discard(body)).await {
+            self.body = None;
+        }
+    }
+}
+
 impl Drop for RequestBody {
     fn drop(&mut self) {
         let Some(body) = self.body.take() else {
@@ -73,16 +95,23 @@ impl Drop for RequestBody {
 
 /// Read and discard what is left of a body, within the drain bounds.
 async fn drain(mut body: Incoming) {
-    let _ = tokio::time::timeout(DRAIN_TIME, async {
-        let mut seen = 0usize;
-        while let Some(Ok(frame)) = body.frame().await {
-            if let Some(data) = frame.data_ref() {
-                seen += data.len();
-                if seen > DRAIN_BYTES {
-                    break;
-                }
+    let _ = tokio::time::timeout(DRAIN_TIME, discard(&mut body)).await;
+}
+
+/// Discard frames until the body ends (`true`), fails (`true`: nothing
+/// more will come) or passes [`DRAIN_BYTES`] (`false`).
+async fn discard(body: &mut Incoming) -> bool {
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return true;
+        };
+        if let Some(data) = frame.data_ref() {
+            seen += data.len();
+            if seen > DRAIN_BYTES {
+                return false;
             }
         }
-    })
-    .await;
+    }
+    true
 }
