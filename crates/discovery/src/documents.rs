@@ -9,6 +9,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
+use keelson_codec::Format;
 use keelson_registry::CatalogSnapshot;
 use serde_json::Value;
 
@@ -30,7 +31,7 @@ pub struct Doc {
 impl Doc {
     /// Serialise `v` and hash it.
     pub fn of(v: &Value) -> Doc {
-        let bytes = Bytes::from(serde_json::to_vec(v).unwrap_or_default());
+        let bytes = keelson_codec::encode(Format::JSON, v).unwrap_or_default();
         let etag = etag(&bytes);
         Doc { bytes, etag }
     }

@@ -14,7 +14,7 @@ pub async fn namespace_gone(store: &dyn StoreApi, ns: &str) -> ApiResult<bool> {
         .await
     {
         Ok(obj) => Ok(!meta_str(&obj, "deletionTimestamp").is_empty()),
-        Err(e) if e.code == 404 => Ok(true),
+        Err(e) if e.is_not_found() => Ok(true),
         Err(e) => Err(e),
     }
 }
@@ -52,7 +52,7 @@ pub async fn purge(
             match store.delete(&key, opts).await {
                 Ok(_) => deleted += 1,
                 // Already gone, or replaced by a new object of that name.
-                Err(e) if e.code == 404 || e.code == 409 => {}
+                Err(e) if e.is_not_found() || e.is_conflict() => {}
                 Err(e) => return Err(e),
             }
         }

@@ -53,11 +53,7 @@ fn not_found() -> Response<Body> {
 }
 
 fn json_value(v: &serde_json::Value) -> Response<Body> {
-    bytes_response(
-        200,
-        "application/json",
-        serde_json::to_vec(v).unwrap_or_default(),
-    )
+    crate::http_util::encode(200, Format::JSON, v)
 }
 
 /// Serve a cached document with ETag/304 handling.

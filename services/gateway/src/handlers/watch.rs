@@ -136,7 +136,7 @@ pub async fn serve(
             Feed::new(b.watch.clone(), Arc::new(info.clone()), p, req, events).into_stream()
         }
         // kube answers 200 and one ERROR event for a too-old revision.
-        Err(e) if e.code == 410 => {
+        Err(e) if e.is_gone_or_expired() => {
             futures::stream::iter([frame(EventType::Error, &e.to_status_json())]).boxed()
         }
         Err(e) => return Err(e),
@@ -277,11 +277,11 @@ impl Feed {
             // The replica went away. Ended without an ERROR event (as a
             // server going down ends its watches) when there is no revision
             // to resume from.
-            Some(Err(e)) if e.code == 503 && !self.resumable => {
+            Some(Err(e)) if e.is_unavailable() && !self.resumable => {
                 tracing::info!(error = %e.message, "watch replica gone before the watch had a revision; ending it");
                 Step::End(None)
             }
-            Some(Err(e)) if e.code == 503 => {
+            Some(Err(e)) if e.is_unavailable() => {
                 self.req.start = WatchStart::After(self.last_rv);
                 match self.cache.watch(self.req.clone()).await {
                     Ok(s) => {
