@@ -69,36 +69,11 @@ pub struct CacheWatchRequest {
     pub label_selector: String,
     pub field_selector: String,
     pub start: WatchStart,
-    /// Send a [`CacheEventType::Bookmark`] every this many milliseconds
+    /// Send a bookmark every this many milliseconds
     /// (0 = never).
     pub bookmark_interval_ms: u64,
     /// The format of the events.
     pub format: Format,
-}
-
-/// What a cached watch event says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheEventType {
-    Added,
-    Modified,
-    Deleted,
-    /// Every change up to `revision` has been sent; no object.
-    Bookmark,
-    /// The initial state has been sent, up to `revision`; no object.
-    InitialEventsEnd,
-}
-
-impl CacheEventType {
-    /// The watch event type an event is written as; `None` for the
-    /// markers, which the gateway renders as bookmarks.
-    pub fn watch_type(self) -> Option<EventType> {
-        match self {
-            CacheEventType::Added => Some(EventType::Added),
-            CacheEventType::Modified => Some(EventType::Modified),
-            CacheEventType::Deleted => Some(EventType::Deleted),
-            CacheEventType::Bookmark | CacheEventType::InitialEventsEnd => None,
-        }
-    }
 }
 
 /// One event of a cached watch, already filtered by the request's
@@ -106,41 +81,50 @@ impl CacheEventType {
 /// starts matching as `Added`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheEvent {
-    pub event_type: CacheEventType,
+    /// `Added`, `Modified`, `Deleted`, or `Bookmark`: every change up to
+    /// `revision` has been sent (no object). Never `Error`: a failed watch
+    /// ends its stream with an error instead.
+    pub event_type: EventType,
+    /// A `Bookmark` that ends the initial state (kube's bookmark annotated
+    /// `k8s.io/initial-events-end`): the initial state up to `revision` has
+    /// been sent.
+    pub initial_events_end: bool,
     /// The revision of the change (or of the bookmark).
     pub revision: u64,
     /// The format of `frame` and `object` (the request's).
     pub format: Format,
     /// The event as one frame of the format's watch stream, ready to send;
-    /// empty for the markers. Shared with every other watcher of the same
+    /// empty for bookmarks. Shared with every other watcher of the same
     /// format, so a fan-out frames each event once, not once per watcher.
     pub frame: Bytes,
     /// The object (with `kind` and `apiVersion`) in the format, a slice of
-    /// `frame`; empty for the markers.
+    /// `frame`; empty for bookmarks.
     pub object: Bytes,
 }
 
 impl CacheEvent {
-    /// An event around `object`, already encoded in `format`.
+    /// An event around `object`, already encoded in `format`; a `Bookmark`
+    /// carries no object.
     pub fn new(
-        event_type: CacheEventType,
+        event_type: EventType,
         revision: u64,
         format: Format,
         object: &[u8],
     ) -> ApiResult<CacheEvent> {
-        let Some(t) = event_type.watch_type() else {
-            return Ok(CacheEvent::marker(event_type, revision, format));
-        };
-        let frame = encode_event(format, t, object)?;
+        if !event_type.is_change() {
+            return Ok(CacheEvent::bookmark(revision, format));
+        }
+        let frame = encode_event(format, event_type, object)?;
         CacheEvent::from_frame(event_type, revision, format, frame).ok_or_else(|| {
             keelson_apimachinery::ApiError::internal("an encoded watch event has no object")
         })
     }
 
-    /// A marker event (`Bookmark`, `InitialEventsEnd`): no bytes.
-    pub fn marker(event_type: CacheEventType, revision: u64, format: Format) -> CacheEvent {
+    /// A bookmark: every change up to `revision` has been sent.
+    pub fn bookmark(revision: u64, format: Format) -> CacheEvent {
         CacheEvent {
-            event_type,
+            event_type: EventType::Bookmark,
+            initial_events_end: false,
             revision,
             format,
             frame: Bytes::new(),
@@ -148,21 +132,30 @@ impl CacheEvent {
         }
     }
 
+    /// The bookmark that ends the initial state.
+    pub fn initial_events_end(revision: u64, format: Format) -> CacheEvent {
+        CacheEvent {
+            initial_events_end: true,
+            ..CacheEvent::bookmark(revision, format)
+        }
+    }
+
     /// An event from its frame (the object is found inside it, not
     /// copied); `None` when `frame` is not a `format` frame of that type.
-    /// An empty frame is a marker.
+    /// An empty frame is a bookmark.
     pub fn from_frame(
-        event_type: CacheEventType,
+        event_type: EventType,
         revision: u64,
         format: Format,
         frame: Bytes,
     ) -> Option<CacheEvent> {
-        if frame.is_empty() {
-            return Some(CacheEvent::marker(event_type, revision, format));
+        if frame.is_empty() || !event_type.is_change() {
+            return Some(CacheEvent::bookmark(revision, format));
         }
-        let object = object_of_event(format, event_type.watch_type()?, &frame)?;
+        let object = object_of_event(format, event_type, &frame)?;
         Some(CacheEvent {
             event_type,
+            initial_events_end: false,
             revision,
             format,
             frame,

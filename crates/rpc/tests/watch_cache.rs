@@ -11,8 +11,8 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use keelson_api::{
-    CacheEvent, CacheEventStream, CacheEventType, CacheList, CacheListRequest, CacheWatchRequest,
-    CreateOptions, DeleteOptions, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
+    CacheEvent, CacheEventStream, CacheList, CacheListRequest, CacheWatchRequest, CreateOptions,
+    DeleteOptions, EventType, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
     WatchStart,
 };
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
@@ -362,9 +362,9 @@ async fn watches_through_grpc_deliver_the_local_events() {
 
     let mut revisions = Vec::new();
     for (expected, data) in [
-        (CacheEventType::Added, "1"),
-        (CacheEventType::Modified, "2"),
-        (CacheEventType::Deleted, "2"),
+        (EventType::Added, "1"),
+        (EventType::Modified, "2"),
+        (EventType::Deleted, "2"),
     ] {
         let l = next_event(&mut local).await;
         let r = next_event(&mut remote).await;
@@ -390,10 +390,11 @@ async fn watches_through_grpc_deliver_the_local_events() {
     let l = next_event(&mut local).await;
     let r = next_event(&mut remote).await;
     assert_eq!(r, l);
-    assert_eq!(r.event_type, CacheEventType::Added);
+    assert_eq!(r.event_type, EventType::Added);
     let end = next_event(&mut remote).await;
     assert_eq!(end, next_event(&mut local).await);
-    assert_eq!(end.event_type, CacheEventType::InitialEventsEnd);
+    assert_eq!(end.event_type, EventType::Bookmark);
+    assert!(end.initial_events_end);
     assert!(end.object.is_empty());
 
     drop((local, remote));
@@ -472,7 +473,7 @@ async fn a_dead_replica_is_skipped() {
     env.create("c", "late", "web", "1").await;
     for w in &mut watches {
         let ev = next_event(w).await;
-        assert_eq!(ev.event_type, CacheEventType::Added);
+        assert_eq!(ev.event_type, EventType::Added);
         assert!(ev.revision > rv);
     }
     remote.ready().await.unwrap();
@@ -520,7 +521,7 @@ impl WatchCacheApi for Stalling {
     }
 
     async fn watch(&self, _req: CacheWatchRequest) -> ApiResult<CacheEventStream> {
-        let ev = CacheEvent::marker(CacheEventType::Bookmark, 4, Format::JSON);
+        let ev = CacheEvent::bookmark(4, Format::JSON);
         Ok(stream::iter([Ok(ev)]).chain(stream::pending()).boxed())
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::stream::StreamExt;
-use keelson_api::{CacheEventType, CacheList, CacheListRequest, ListRevision, StoreApi};
+use keelson_api::{CacheList, CacheListRequest, EventType, ListRevision, StoreApi};
 use keelson_apimachinery::{ApiError, ApiResult};
 use keelson_codec::Format;
 use keelson_selectors::{FieldSelector, LabelSelector};
@@ -126,7 +126,7 @@ async fn from_store(
     let mut objects = list
         .items
         .into_iter()
-        .map(|v| CachedObject::new(&req.gr, v, CacheEventType::Added).map(Arc::new))
+        .map(|v| CachedObject::new(&req.gr, v, EventType::Added).map(Arc::new))
         .collect::<ApiResult<Vec<_>>>()?;
     objects.sort_by(|a, b| a.key.cmp(&b.key));
     let start = req.start_after.as_deref();

@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use keelson_api::{CacheEvent, CacheEventType};
+use keelson_api::{CacheEvent, EventType};
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
 use keelson_codec::{encode_event, Format};
@@ -43,7 +43,7 @@ pub(crate) struct CachedObject {
     /// share the line, lists and gRPC share slices of it.
     line: Bytes,
     /// The type named in `line`.
-    line_type: CacheEventType,
+    line_type: EventType,
     /// Where the object's JSON starts in `line` (it ends 2 bytes before the
     /// end).
     obj_at: u32,
@@ -66,10 +66,11 @@ fn encode_err(e: serde_json::Error) -> ApiError {
 }
 
 /// A JSON watch line of type `t` around `object` (empty for the markers).
-fn json_line(t: CacheEventType, object: &[u8]) -> ApiResult<Bytes> {
-    match t.watch_type() {
-        Some(t) => Ok(encode_event(Format::JSON, t, object)?),
-        None => Ok(Bytes::new()),
+fn json_line(t: EventType, object: &[u8]) -> ApiResult<Bytes> {
+    if t.is_change() {
+        Ok(encode_event(Format::JSON, t, object)?)
+    } else {
+        Ok(Bytes::new())
     }
 }
 
@@ -78,7 +79,7 @@ impl CachedObject {
     pub fn new(
         gr: &GroupResource,
         mut object: Value,
-        line_type: CacheEventType,
+        line_type: EventType,
     ) -> ApiResult<CachedObject> {
         let attrs = Attrs::of(&gr.group, &gr.resource, &object);
         let key = key_of(meta_str(&object, "namespace"), meta_str(&object, "name")).into();
@@ -144,7 +145,7 @@ impl CachedObject {
 
     /// The object as a `t` JSON watch line: the shared one when `t` is the
     /// type of the change that made this version, else a new one.
-    fn line(&self, t: CacheEventType) -> ApiResult<Bytes> {
+    fn line(&self, t: EventType) -> ApiResult<Bytes> {
         if t == self.line_type {
             Ok(self.line.clone())
         } else {
@@ -173,10 +174,11 @@ impl CachedObject {
     /// The object as a `t` event at `revision` in `format`: the shared
     /// frame when `t` is the type of the change that made this version,
     /// else one framed around the shared object.
-    pub fn event(&self, t: CacheEventType, revision: u64, format: Format) -> ApiResult<CacheEvent> {
+    pub fn event(&self, t: EventType, revision: u64, format: Format) -> ApiResult<CacheEvent> {
         if format == Format::JSON {
             return Ok(CacheEvent {
                 event_type: t,
+                initial_events_end: false,
                 revision,
                 format,
                 frame: self.line(t)?,
@@ -187,6 +189,7 @@ impl CachedObject {
         if t == self.line_type {
             Ok(CacheEvent {
                 event_type: t,
+                initial_events_end: false,
                 revision,
                 format,
                 frame: enc.frame.clone(),
@@ -244,7 +247,7 @@ mod tests {
     use keelson_codec::{EventType, MetaVersion, Target};
     use serde_json::json;
 
-    fn line_of(c: &CachedObject, t: CacheEventType) -> Bytes {
+    fn line_of(c: &CachedObject, t: EventType) -> Bytes {
         c.event(t, 1, Format::JSON).unwrap().frame
     }
 
@@ -259,7 +262,7 @@ mod tests {
     #[test]
     fn type_meta_first_and_items_without_it() {
         let o = json!({"apiVersion": "v1", "metadata": {"name": "a", "namespace": "n"}, "kind": "ConfigMap", "data": {"k": "v"}});
-        let c = CachedObject::new(&gr(), o.clone(), CacheEventType::Added).unwrap();
+        let c = CachedObject::new(&gr(), o.clone(), EventType::Added).unwrap();
         let obj: Value = serde_json::from_slice(&c.object()).unwrap();
         assert_eq!(obj, o);
         assert!(c
@@ -273,10 +276,10 @@ mod tests {
         assert_eq!(&*c.key, "n/a");
         assert_eq!(c.namespace(), "n");
         // The shared line frames the same bytes.
-        let line = line_of(&c, CacheEventType::Added);
+        let line = line_of(&c, EventType::Added);
         assert_eq!(line, watch_line(EventType::Added, &c.object()));
         assert_eq!(
-            line_of(&c, CacheEventType::Deleted),
+            line_of(&c, EventType::Deleted),
             watch_line(EventType::Deleted, &c.object())
         );
         let ev: Value = serde_json::from_slice(&line).unwrap();
@@ -289,7 +292,7 @@ mod tests {
         let only_meta = CachedObject::new(
             &gr(),
             json!({"kind": "K", "apiVersion": "v1"}),
-            CacheEventType::Added,
+            EventType::Added,
         )
         .unwrap();
         assert_eq!(
@@ -297,24 +300,20 @@ mod tests {
             br#"{"kind":"K","apiVersion":"v1"}"#
         );
         assert_eq!(&only_meta.item(Format::JSON).unwrap()[..], b"{}");
-        let no_meta = CachedObject::new(
-            &gr(),
-            json!({"metadata": {"name": "x"}}),
-            CacheEventType::Added,
-        )
-        .unwrap();
+        let no_meta =
+            CachedObject::new(&gr(), json!({"metadata": {"name": "x"}}), EventType::Added).unwrap();
         assert_eq!(&no_meta.object()[..], br#"{"metadata":{"name":"x"}}"#);
         assert_eq!(
             &no_meta.item(Format::JSON).unwrap()[..],
             br#"{"metadata":{"name":"x"}}"#
         );
         assert_eq!(&*no_meta.key, "/x");
-        let empty = CachedObject::new(&gr(), json!({}), CacheEventType::Deleted).unwrap();
+        let empty = CachedObject::new(&gr(), json!({}), EventType::Deleted).unwrap();
         assert_eq!(
             (&empty.object()[..], &empty.item(Format::JSON).unwrap()[..]),
             (&b"{}"[..], &b"{}"[..])
         );
-        assert!(CachedObject::new(&gr(), json!([1]), CacheEventType::Added).is_err());
+        assert!(CachedObject::new(&gr(), json!([1]), EventType::Added).is_err());
     }
 
     #[test]
@@ -322,7 +321,7 @@ mod tests {
         let c = CachedObject::new(
             &gr(),
             json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "resourceVersion": "3"}}),
-            CacheEventType::Modified,
+            EventType::Modified,
         )
         .unwrap();
         let v: Value = serde_json::from_slice(&c.at_revision(9, Format::JSON).unwrap()).unwrap();
@@ -334,15 +333,15 @@ mod tests {
         let c = CachedObject::new(
             &gr(),
             json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}}),
-            CacheEventType::Modified,
+            EventType::Modified,
         )
         .unwrap();
         let meta = Format {
             encoding: keelson_codec::Encoding::Json,
             target: Target::PartialObjectMetadata(MetaVersion::V1),
         };
-        let a = c.event(CacheEventType::Modified, 5, meta).unwrap();
-        let b = c.event(CacheEventType::Modified, 5, meta).unwrap();
+        let a = c.event(EventType::Modified, 5, meta).unwrap();
+        let b = c.event(EventType::Modified, 5, meta).unwrap();
         assert_eq!(
             a.frame.as_ptr(),
             b.frame.as_ptr(),
@@ -356,21 +355,15 @@ mod tests {
         );
         assert_eq!(c.item(meta).unwrap(), a.object);
         // Another event type frames the shared object anew.
-        let added = c.event(CacheEventType::Added, 5, meta).unwrap();
+        let added = c.event(EventType::Added, 5, meta).unwrap();
         assert_eq!(added.object, a.object);
         assert!(added.frame.starts_with(br#"{"type":"ADDED""#));
         // The JSON object is still the eager line's slice.
-        let j = c.event(CacheEventType::Modified, 5, Format::JSON).unwrap();
-        assert_eq!(
-            j.frame.as_ptr(),
-            line_of(&c, CacheEventType::Modified).as_ptr()
-        );
+        let j = c.event(EventType::Modified, 5, Format::JSON).unwrap();
+        assert_eq!(j.frame.as_ptr(), line_of(&c, EventType::Modified).as_ptr());
         // A format that is not written yet is an error, remembered too.
         let pb = Format::object(keelson_codec::Encoding::Protobuf);
-        assert_eq!(
-            c.event(CacheEventType::Modified, 5, pb).unwrap_err().code,
-            406
-        );
+        assert_eq!(c.event(EventType::Modified, 5, pb).unwrap_err().code, 406);
         assert_eq!(c.item(pb).unwrap_err().code, 406);
     }
 }

@@ -8,21 +8,11 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use keelson_api::EventType;
-use keelson_api::{CacheEventType, ChangeEvent, StoreApi};
+use keelson_api::{ChangeEvent, StoreApi};
 use keelson_apimachinery::{ApiResult, GroupResource};
 use tokio::sync::{broadcast, watch};
 
 use crate::object::CachedObject;
-
-/// The watch event type a change (`Added`, `Modified` or `Deleted`) is
-/// seen as when nothing filters it.
-pub(crate) fn unfiltered(kind: EventType) -> CacheEventType {
-    match kind {
-        EventType::Added => CacheEventType::Added,
-        EventType::Deleted => CacheEventType::Deleted,
-        _ => CacheEventType::Modified,
-    }
-}
 
 /// One committed change, as the cache keeps and fans it out.
 #[derive(Debug)]
@@ -187,11 +177,7 @@ impl ResourceCache {
             EventType::Error => return Ok(()),
         };
         // Encode outside the lock.
-        let object = Arc::new(CachedObject::new(
-            &self.gr,
-            ev.object,
-            crate::resource::unfiltered(kind),
-        )?);
+        let object = Arc::new(CachedObject::new(&self.gr, ev.object, kind)?);
         let mut st = self.lock();
         if ev.revision <= st.revision {
             // Already applied (a re-list raced with the stream).
@@ -235,7 +221,7 @@ async fn initial_state(
     let mut list = store.list_stream(gr, None).await?;
     let mut objects = BTreeMap::new();
     while let Some(item) = list.items.next().await {
-        let o = CachedObject::new(gr, item?, CacheEventType::Added)?;
+        let o = CachedObject::new(gr, item?, EventType::Added)?;
         objects.insert(o.key.clone(), Arc::new(o));
     }
     Ok((objects, list.resource_version))

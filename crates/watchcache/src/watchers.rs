@@ -11,8 +11,7 @@ use std::time::Duration;
 
 use futures::stream::StreamExt;
 use keelson_api::{
-    CacheEvent, CacheEventStream, CacheEventType, CacheWatchRequest, ChangeStream, EventType,
-    StoreApi, WatchStart,
+    CacheEvent, CacheEventStream, CacheWatchRequest, ChangeStream, EventType, StoreApi, WatchStart,
 };
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
@@ -36,13 +35,13 @@ fn visible(
     let format = filter.format;
     let event = |t| object.event(t, revision, format).map(Some);
     match kind {
-        EventType::Added if now => event(CacheEventType::Added),
+        EventType::Added if now => event(EventType::Added),
         EventType::Modified => match (before, now) {
-            (true, true) => event(CacheEventType::Modified),
-            (false, true) => event(CacheEventType::Added),
+            (true, true) => event(EventType::Modified),
+            (false, true) => event(EventType::Added),
             (true, false) => match prev {
                 Some(p) => CacheEvent::new(
-                    CacheEventType::Deleted,
+                    EventType::Deleted,
                     revision,
                     format,
                     &p.at_revision(revision, format)?,
@@ -52,7 +51,7 @@ fn visible(
             },
             (false, false) => Ok(None),
         },
-        EventType::Deleted if before || now => event(CacheEventType::Deleted),
+        EventType::Deleted if before || now => event(EventType::Deleted),
         // Filtered out, or not a change (the cache keeps only changes).
         _ => Ok(None),
     }
@@ -64,7 +63,7 @@ struct Watcher {
     filter: Filter,
     /// Synthetic ADDED events still to send.
     initial: VecDeque<Arc<CachedObject>>,
-    /// The revision of the initial state, sent as `InitialEventsEnd`.
+    /// The revision of the initial state, sent as the initial-events-end bookmark.
     initial_end: Option<u64>,
     /// Changes read but not yet sent (history replay, or drained at a
     /// bookmark tick).
@@ -90,12 +89,12 @@ impl Watcher {
                 return None;
             }
             if let Some(o) = self.initial.pop_front() {
-                let ev = o.event(CacheEventType::Added, self.last, self.filter.format);
+                let ev = o.event(EventType::Added, self.last, self.filter.format);
                 self.done = ev.is_err();
                 return Some(ev);
             }
             if let Some(rv) = self.initial_end.take() {
-                return Some(Ok(self.marker(CacheEventType::InitialEventsEnd, rv)));
+                return Some(Ok(CacheEvent::initial_events_end(rv, self.filter.format)));
             }
             if let Some(c) = self.pending.pop_front() {
                 if let Some(ev) = self.see(&c) {
@@ -104,7 +103,7 @@ impl Watcher {
                 continue;
             }
             if let Some(rv) = self.bookmark_due.take() {
-                return Some(Ok(self.marker(CacheEventType::Bookmark, rv)));
+                return Some(Ok(CacheEvent::bookmark(rv, self.filter.format)));
             }
             let wake = match &mut self.bookmarks {
                 Some(ticker) => tokio::select! {
@@ -139,11 +138,6 @@ impl Watcher {
                 }
             }
         }
-    }
-
-    /// A marker event (no object).
-    fn marker(&self, t: CacheEventType, revision: u64) -> CacheEvent {
-        CacheEvent::marker(t, revision, self.filter.format)
     }
 
     /// The event (if any) a change gives this watcher.
@@ -288,11 +282,11 @@ fn from_store(gr: GroupResource, filter: Filter, changes: ChangeStream) -> Cache
                         _ => None,
                     };
                     kind.and_then(|kind| {
-                        let t = crate::resource::unfiltered(kind);
+                        let t = kind;
                         let objects = CachedObject::new(&gr, ev.object, t).and_then(|o| {
                             let p = ev
                                 .prev_object
-                                .map(|p| CachedObject::new(&gr, p, CacheEventType::Modified))
+                                .map(|p| CachedObject::new(&gr, p, EventType::Modified))
                                 .transpose()?;
                             Ok((o, p))
                         });

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use keelson_api::{
-    CacheEvent, CacheEventStream, CacheEventType, CacheListRequest, CacheWatchRequest,
-    CreateOptions, DeleteOptions, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
+    CacheEvent, CacheEventStream, CacheListRequest, CacheWatchRequest, CreateOptions,
+    DeleteOptions, EventType, Format, ListRevision, StoreApi, UpdateOptions, WatchCacheApi,
     WatchStart,
 };
 use keelson_apimachinery::{GroupResource, ObjectKey};
@@ -135,7 +135,7 @@ async fn next(w: &mut CacheEventStream) -> CacheEvent {
         .expect("not an error")
 }
 
-fn summary(ev: &CacheEvent) -> (CacheEventType, String, u64) {
+fn summary(ev: &CacheEvent) -> (EventType, String, u64) {
     let v: Value = serde_json::from_slice(&ev.object).expect("json");
     assert_eq!(
         (v["kind"].as_str(), v["apiVersion"].as_str()),
@@ -268,7 +268,7 @@ async fn watches_replay_history_then_follow_with_selector_transitions() {
     .iter()
     .map(summary)
     .collect();
-    use CacheEventType::*;
+    use EventType::*;
     assert_eq!(
         all_events,
         [
@@ -313,15 +313,16 @@ async fn initial_state_then_the_end_marker_then_live() {
         .await
         .unwrap();
     let first = next(&mut w).await;
-    assert_eq!(summary(&first).0, CacheEventType::Added);
+    assert_eq!(summary(&first).0, EventType::Added);
     let end = next(&mut w).await;
-    assert_eq!(end.event_type, CacheEventType::InitialEventsEnd);
+    assert_eq!(end.event_type, EventType::Bookmark);
+    assert!(end.initial_events_end);
     assert_eq!(end.revision, f.store.current_revision().await.unwrap());
     f.create("b", "other", "web").await;
     let z = f.create("a", "z", "web").await;
     assert_eq!(
         summary(&next(&mut w).await),
-        (CacheEventType::Added, "z".into(), rv(&z))
+        (EventType::Added, "z".into(), rv(&z))
     );
 }
 
@@ -376,7 +377,8 @@ async fn bookmarks_carry_the_cache_revision() {
         .unwrap();
     loop {
         let ev = next(&mut w).await;
-        assert_eq!(ev.event_type, CacheEventType::Bookmark);
+        assert_eq!(ev.event_type, EventType::Bookmark);
+        assert!(!ev.initial_events_end);
         assert!(ev.object.is_empty());
         if ev.revision == rv(&s) {
             break;

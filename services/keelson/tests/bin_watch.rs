@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use keelson_api::{
-    CacheEventType, CacheListRequest, CacheWatchRequest, CreateOptions, Format, ListRevision,
-    StoreApi, WatchCacheApi, WatchStart,
+    CacheListRequest, CacheWatchRequest, CreateOptions, EventType, Format, ListRevision, StoreApi,
+    WatchCacheApi, WatchStart,
 };
 use keelson_api::{GroupResource, ObjectKey};
 use keelson_rpc::{RemoteStore, RemoteWatchCache};
@@ -107,7 +107,7 @@ async fn follows_the_store_and_recovers_from_a_store_restart() {
         .unwrap()
         .unwrap()
         .unwrap();
-    assert_eq!((ev.event_type, ev.revision), (CacheEventType::Added, b));
+    assert_eq!((ev.event_type, ev.revision), (EventType::Added, b));
 
     // The store goes away and comes back on the same address and data.
     common::stop(store_proc).await;

@@ -1,7 +1,7 @@
 //! Watch-cache requests and events to and from their proto messages.
 
 use keelson_api::{
-    CacheEvent, CacheEventType, CacheListRequest, CacheWatchRequest, ListRevision, WatchStart,
+    CacheEvent, CacheListRequest, CacheWatchRequest, EventType, ListRevision, WatchStart,
 };
 use keelson_apimachinery::ApiError;
 use keelson_codec::{Encoding, Format, MetaVersion, Target};
@@ -155,11 +155,11 @@ pub(crate) fn watch_request_from_pb(
 /// The frame is shared (`Bytes` clone), not copied.
 pub(crate) fn event_to_pb(e: &CacheEvent) -> pb::WatchEvent {
     let event_type = match e.event_type {
-        CacheEventType::Added => pb::EventType::Added,
-        CacheEventType::Modified => pb::EventType::Modified,
-        CacheEventType::Deleted => pb::EventType::Deleted,
-        CacheEventType::Bookmark => pb::EventType::Bookmark,
-        CacheEventType::InitialEventsEnd => pb::EventType::InitialEventsEnd,
+        EventType::Added => pb::EventType::Added,
+        EventType::Modified => pb::EventType::Modified,
+        EventType::Deleted => pb::EventType::Deleted,
+        _ if e.initial_events_end => pb::EventType::InitialEventsEnd,
+        EventType::Bookmark | EventType::Error => pb::EventType::Bookmark,
     };
     pb::WatchEvent {
         event_type: event_type.into(),
@@ -171,11 +171,14 @@ pub(crate) fn event_to_pb(e: &CacheEvent) -> pb::WatchEvent {
 
 pub(crate) fn event_from_pb(service: &str, e: pb::WatchEvent) -> Result<CacheEvent, ApiError> {
     let event_type = match pb::EventType::try_from(e.event_type) {
-        Ok(pb::EventType::Added) => CacheEventType::Added,
-        Ok(pb::EventType::Modified) => CacheEventType::Modified,
-        Ok(pb::EventType::Deleted) => CacheEventType::Deleted,
-        Ok(pb::EventType::Bookmark) => CacheEventType::Bookmark,
-        Ok(pb::EventType::InitialEventsEnd) => CacheEventType::InitialEventsEnd,
+        Ok(pb::EventType::Added) => EventType::Added,
+        Ok(pb::EventType::Modified) => EventType::Modified,
+        Ok(pb::EventType::Deleted) => EventType::Deleted,
+        Ok(pb::EventType::Bookmark) => EventType::Bookmark,
+        Ok(pb::EventType::InitialEventsEnd) => {
+            let format = format_from_pb(service, e.format)?;
+            return Ok(CacheEvent::initial_events_end(e.revision, format));
+        }
         _ => return Err(bad_enum(service, "event type", e.event_type)),
     };
     let format = format_from_pb(service, e.format)?;
@@ -270,22 +273,26 @@ mod tests {
     fn every_event_type_round_trips() {
         for (event_type, object) in [
             (
-                CacheEventType::Added,
+                EventType::Added,
                 Bytes::from_static(b"{\"a\":\"\xe2\x9c\x93\"}"),
             ),
-            (CacheEventType::Modified, Bytes::from_static(b"{\"a\":2}")),
-            (CacheEventType::Deleted, Bytes::from_static(b"{\"a\":3}")),
-            (CacheEventType::Bookmark, Bytes::new()),
-            (CacheEventType::InitialEventsEnd, Bytes::new()),
+            (EventType::Modified, Bytes::from_static(b"{\"a\":2}")),
+            (EventType::Deleted, Bytes::from_static(b"{\"a\":3}")),
+            (EventType::Bookmark, Bytes::new()),
         ] {
             let e = CacheEvent::new(event_type, 7, Format::JSON, &object).unwrap();
             assert_eq!(event_from_pb("watch cache", event_to_pb(&e)).unwrap(), e);
         }
+        let end = CacheEvent::initial_events_end(7, Format::JSON);
+        assert_eq!(
+            event_from_pb("watch cache", event_to_pb(&end)).unwrap(),
+            end
+        );
     }
 
     #[test]
     fn events_share_the_frame_and_the_object_is_a_slice_of_it() {
-        let e = CacheEvent::new(CacheEventType::Added, 1, Format::JSON, &[b'x'; 64]).unwrap();
+        let e = CacheEvent::new(EventType::Added, 1, Format::JSON, &[b'x'; 64]).unwrap();
         let pb = event_to_pb(&e);
         assert_eq!(pb.frame.as_ptr(), e.frame.as_ptr());
         let back = event_from_pb("watch cache", pb).unwrap();

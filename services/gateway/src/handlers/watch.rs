@@ -23,11 +23,11 @@ use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use keelson_api::{
-    CacheEvent, CacheEventStream, CacheEventType, CacheWatchRequest, WatchCacheApi, WatchStart,
+    CacheEvent, CacheEventStream, CacheWatchRequest, EventType, WatchCacheApi, WatchStart,
 };
 use keelson_apimachinery::options::ListOptions;
 use keelson_apimachinery::{ApiError, ApiResult};
-use keelson_codec::{encode_event_value, EventType, Format};
+use keelson_codec::{encode_event_value, Format};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
 
@@ -299,20 +299,17 @@ impl Feed {
                 if self.req.start == WatchStart::Now {
                     self.resumable = true;
                 }
-                let out = match ev.event_type {
+                let out = if ev.event_type.is_change() {
                     // The cache's frame, shared with every other watcher.
-                    CacheEventType::Added | CacheEventType::Modified | CacheEventType::Deleted => {
-                        Some(ev.frame)
-                    }
-                    CacheEventType::Bookmark => self
-                        .p
+                    Some(ev.frame)
+                } else if ev.initial_events_end {
+                    self.resumable = true;
+                    self.show_initial_end
+                        .then(|| bookmark(&self.info, ev.revision, true))
+                } else {
+                    self.p
                         .bookmarks
-                        .then(|| bookmark(&self.info, ev.revision, false)),
-                    CacheEventType::InitialEventsEnd => {
-                        self.resumable = true;
-                        self.show_initial_end
-                            .then(|| bookmark(&self.info, ev.revision, true))
-                    }
+                        .then(|| bookmark(&self.info, ev.revision, false))
                 };
                 if self.resumable {
                     self.last_rv = self.last_rv.max(ev.revision);
