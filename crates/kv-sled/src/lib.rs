@@ -20,5 +20,5 @@ mod watch;
 pub use error::MvccError;
 pub use kv::SledKv;
 pub use mvcc::{
-    Change, ChangeBatch, EventType, Expect, Mvcc, PrefixChange, Versioned, WriteOutcome,
+    Change, ChangeBatch, ChangeOp, Expect, Mvcc, PrefixChange, Versioned, WriteOutcome,
 };

@@ -19,7 +19,7 @@ use keelson_kv::{Event, EventKind, KeyValue, KvError, WatchResponse, WatchStream
 use tokio::sync::watch;
 
 use crate::error::MvccError;
-use crate::mvcc::{EventType, Mvcc, PrefixChange};
+use crate::mvcc::{ChangeOp, Mvcc, PrefixChange};
 
 /// Log entries examined per read: bounds the memory a slow consumer can
 /// pin and the time one read spends off the executor's yield points.
@@ -115,7 +115,7 @@ fn to_event(c: PrefixChange) -> Result<Event, KvError> {
     let change = c.change;
     let prev_kv = c.prev.map(KeyValue::from);
     let (kind, kv) = match change.event {
-        EventType::Added | EventType::Modified => (
+        ChangeOp::Added | ChangeOp::Modified => (
             EventKind::Put,
             KeyValue {
                 key: change.key,
@@ -124,7 +124,7 @@ fn to_event(c: PrefixChange) -> Result<Event, KvError> {
                 mod_revision: change.revision,
             },
         ),
-        EventType::Deleted => {
+        ChangeOp::Deleted => {
             if prev_kv.is_none() {
                 return Err(KvError::Corrupt(format!(
                     "delete at revision {} has no previous version",

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use keelson_kv_sled::engine::Engine;
 use keelson_kv_sled::sled_engine::SledEngine;
-use keelson_kv_sled::{EventType, Expect, Mvcc, MvccError};
+use keelson_kv_sled::{ChangeOp, Expect, Mvcc, MvccError};
 
 fn open(dir: &std::path::Path) -> Mvcc {
     let engine: Arc<dyn Engine> = Arc::new(SledEngine::open(dir, 8 << 20).unwrap());
@@ -116,18 +116,18 @@ async fn changes_since_replays_the_log() {
     let m = open(dir.path());
     history(&m).await;
     let all = m.changes_since(0, usize::MAX).unwrap();
-    let got: Vec<(u64, &[u8], EventType, &[u8])> = all
+    let got: Vec<(u64, &[u8], ChangeOp, &[u8])> = all
         .iter()
         .map(|c| (c.revision, c.key.as_slice(), c.event, c.value.as_slice()))
         .collect();
     assert_eq!(
         got,
         vec![
-            (1, &b"p/a"[..], EventType::Added, &b"1"[..]),
-            (2, b"p/b", EventType::Added, b"1"),
-            (3, b"p/a", EventType::Modified, b"2"),
-            (4, b"p/b", EventType::Deleted, b"1"),
-            (5, b"p/b", EventType::Added, b"2"),
+            (1, &b"p/a"[..], ChangeOp::Added, &b"1"[..]),
+            (2, b"p/b", ChangeOp::Added, b"1"),
+            (3, b"p/a", ChangeOp::Modified, b"2"),
+            (4, b"p/b", ChangeOp::Deleted, b"1"),
+            (5, b"p/b", ChangeOp::Added, b"2"),
         ]
     );
     assert!(all.iter().all(|c| c.unix_millis > 1_600_000_000_000));

@@ -10,7 +10,7 @@
 
 use crate::error::MvccError;
 
-use super::EventType;
+use super::ChangeOp;
 
 /// `Meta` key of the last assigned revision.
 pub const META_REV: &[u8] = b"rev";
@@ -141,7 +141,7 @@ pub fn decode_current(b: &[u8]) -> Result<(u64, Version), MvccError> {
 }
 
 /// Encode a change-log value.
-pub fn encode_log(event: EventType, unix_millis: u64, key: &[u8]) -> Vec<u8> {
+pub fn encode_log(event: ChangeOp, unix_millis: u64, key: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(key.len() + 9);
     v.push(event.code());
     v.extend_from_slice(&u64_key(unix_millis));
@@ -150,11 +150,11 @@ pub fn encode_log(event: EventType, unix_millis: u64, key: &[u8]) -> Vec<u8> {
 }
 
 /// Decode a change-log value into `(event, unix_millis, key)`.
-pub fn decode_log(b: &[u8]) -> Result<(EventType, u64, Vec<u8>), MvccError> {
+pub fn decode_log(b: &[u8]) -> Result<(ChangeOp, u64, Vec<u8>), MvccError> {
     let (&code, rest) = b
         .split_first()
         .ok_or_else(|| MvccError::Corrupt("empty log entry".into()))?;
-    let event = EventType::from_code(code)?;
+    let event = ChangeOp::from_code(code)?;
     let millis = decode_u64(rest)?;
     Ok((event, millis, rest[8..].to_vec()))
 }
@@ -202,8 +202,8 @@ mod tests {
         );
         let legacy = decode_version(&[KIND_PUT, b'z']).unwrap();
         assert_eq!((legacy.tombstone, legacy.create_revision), (false, None));
-        let (e, ms, k) = decode_log(&encode_log(EventType::Modified, 42, b"k")).unwrap();
-        assert_eq!((e, ms, k.as_slice()), (EventType::Modified, 42, &b"k"[..]));
+        let (e, ms, k) = decode_log(&encode_log(ChangeOp::Modified, 42, b"k")).unwrap();
+        assert_eq!((e, ms, k.as_slice()), (ChangeOp::Modified, 42, &b"k"[..]));
         assert!(decode_version(&[9]).is_err());
         assert!(decode_current(&[1, 2]).is_err());
     }

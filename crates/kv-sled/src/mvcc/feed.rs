@@ -5,7 +5,7 @@ use crate::engine::{Order, Table};
 use crate::error::MvccError;
 
 use super::codec;
-use super::{Change, EventType, Mvcc, Versioned};
+use super::{Change, ChangeOp, Mvcc, Versioned};
 
 /// One change under a prefix and the key's version just before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +88,7 @@ impl Mvcc {
                 })?;
             let version = codec::decode_version(&version)?;
             let prev = match event {
-                EventType::Added => None,
+                ChangeOp::Added => None,
                 _ => self.version_at(&key, revision - 1)?,
             };
             batch.changes.push(PrefixChange {

@@ -26,9 +26,11 @@ use codec::{Kind, META_COMPACTED, META_REV};
 
 pub use feed::{ChangeBatch, PrefixChange};
 
-/// What a change did to its key.
+/// What a write did to its key, as the change log records it (not a watch
+/// event type: the seam's watch reports etcd's put/delete, and the store
+/// turns those into kube's watch events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EventType {
+pub enum ChangeOp {
     /// The key did not exist (or was deleted) before.
     Added,
     /// The key existed and got a new value.
@@ -37,30 +39,21 @@ pub enum EventType {
     Deleted,
 }
 
-impl EventType {
+impl ChangeOp {
     fn code(self) -> u8 {
         match self {
-            EventType::Added => 0,
-            EventType::Modified => 1,
-            EventType::Deleted => 2,
+            ChangeOp::Added => 0,
+            ChangeOp::Modified => 1,
+            ChangeOp::Deleted => 2,
         }
     }
 
     fn from_code(c: u8) -> Result<Self, MvccError> {
         match c {
-            0 => Ok(EventType::Added),
-            1 => Ok(EventType::Modified),
-            2 => Ok(EventType::Deleted),
-            _ => Err(MvccError::Corrupt(format!("unknown event type {c}"))),
-        }
-    }
-
-    /// The watch event name: `ADDED`, `MODIFIED` or `DELETED`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::Added => "ADDED",
-            EventType::Modified => "MODIFIED",
-            EventType::Deleted => "DELETED",
+            0 => Ok(ChangeOp::Added),
+            1 => Ok(ChangeOp::Modified),
+            2 => Ok(ChangeOp::Deleted),
+            _ => Err(MvccError::Corrupt(format!("unknown change-log op {c}"))),
         }
     }
 }
@@ -99,7 +92,7 @@ pub struct Change {
     /// Engine key.
     pub key: Vec<u8>,
     /// What happened.
-    pub event: EventType,
+    pub event: ChangeOp,
     /// Wall-clock time of the write, milliseconds since the Unix epoch.
     pub unix_millis: u64,
     /// The new value; for `Deleted`, the last state before the delete.
@@ -112,13 +105,13 @@ impl Change {
     /// The log entry at `revision` and its stored version.
     fn from_log(
         revision: u64,
-        event: EventType,
+        event: ChangeOp,
         unix_millis: u64,
         key: Vec<u8>,
         version: codec::Version,
     ) -> Change {
         let create_revision = match event {
-            EventType::Deleted => 0,
+            ChangeOp::Deleted => 0,
             _ => version.create_revision.unwrap_or(revision),
         };
         Change {
@@ -319,20 +312,20 @@ impl Mvcc {
         let rev = self.applied.load(Ordering::Acquire) + 1;
         let (event, kind, payload) = match (value, current) {
             (Some(v), None) => (
-                EventType::Added,
+                ChangeOp::Added,
                 Kind::Put {
                     create_revision: rev,
                 },
                 v,
             ),
             (Some(v), Some(c)) => (
-                EventType::Modified,
+                ChangeOp::Modified,
                 Kind::Put {
                     create_revision: c.create_revision,
                 },
                 v,
             ),
-            (None, Some(c)) => (EventType::Deleted, Kind::Tombstone, c.value.as_slice()),
+            (None, Some(c)) => (ChangeOp::Deleted, Kind::Tombstone, c.value.as_slice()),
             (None, None) => {
                 return Err(MvccError::Conflict {
                     expected: None,
