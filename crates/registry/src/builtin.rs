@@ -52,8 +52,9 @@ pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>)
 }
 
 /// Resources with their own field-label conversion and the fields they
-/// allow beyond `metadata.name` / `metadata.namespace`.
-fn selectable_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
+/// allow beyond `metadata.name` / `metadata.namespace` (the built-in
+/// strategies' `selectable_fields`, readable without parsing the catalog).
+pub fn selectable_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
     if !group.is_empty() {
         return None;
     }

@@ -19,6 +19,7 @@ mod schema;
 mod snapshot;
 mod strategy;
 
+pub use builtin::selectable_fields as builtin_selectable_fields;
 pub use catalog::Catalog;
 pub use resource::{GroupInfo, NameRule, ResourceInfo, SubresourceInfo};
 pub use schema::{GroupVersionKind, Schema};

@@ -6,11 +6,7 @@
 //! object instead of a parsed copy of it.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use keelson_apimachinery::ApiError;
-use keelson_registry::CatalogSnapshot;
 use serde_json::Value;
 
 /// One label requirement.
@@ -151,27 +147,12 @@ impl LabelSelector {
 }
 
 /// Resources with their own field-label converters and the fields they allow
-/// beyond `metadata.name` / `metadata.namespace`: the built-in catalog's
-/// `selectable_fields` (any version of `group`/`resource`). The watch cache
-/// extracts attributes without a live catalog, so a resource added at
-/// runtime selects on `metadata.name` and `metadata.namespace` only.
-fn type_fields(group: &str, resource: &str) -> Option<&'static [String]> {
-    type ByGroup = HashMap<&'static str, HashMap<&'static str, &'static [String]>>;
-    // Indexed once: this runs for every object the watch cache encodes.
-    static INDEX: OnceLock<ByGroup> = OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut index = ByGroup::new();
-        for r in CatalogSnapshot::builtin().resources() {
-            if let Some(fields) = r.strategy.selectable_fields.as_deref() {
-                index
-                    .entry(r.group.as_str())
-                    .or_default()
-                    .insert(r.plural.as_str(), fields);
-            }
-        }
-        index
-    });
-    index.get(group)?.get(resource).copied()
+/// beyond `metadata.name` / `metadata.namespace`: the built-in strategies'
+/// `selectable_fields`, read from code so that a process extracting
+/// attributes (the watch cache) does not parse the whole catalog. A resource
+/// added at runtime selects on `metadata.name` and `metadata.namespace` only.
+fn type_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
+    keelson_registry::builtin_selectable_fields(group, resource)
 }
 
 /// One field requirement.
@@ -210,7 +191,7 @@ impl FieldSelector {
             let known = field == "metadata.name" || field == "metadata.namespace";
             if !known {
                 match type_fields(group, resource) {
-                    Some(fields) if fields.contains(&field) => {}
+                    Some(fields) if fields.contains(&field.as_str()) => {}
                     Some(_) => {
                         return Err(ApiError::bad_request(format!(
                             "field label not supported: {}",
@@ -264,7 +245,7 @@ pub struct Attrs {
     /// `metadata.name`, `metadata.namespace`, then the resource's own
     /// selectable fields, in [`type_fields`] order.
     fields: Vec<Box<str>>,
-    resource_fields: &'static [String],
+    resource_fields: &'static [&'static str],
 }
 
 impl Attrs {
@@ -282,7 +263,7 @@ impl Attrs {
         let resource_fields = type_fields(group, resource).unwrap_or(&[]);
         let fields = ["metadata.name", "metadata.namespace"]
             .into_iter()
-            .chain(resource_fields.iter().map(String::as_str))
+            .chain(resource_fields.iter().copied())
             .map(|f| field_value(obj, f).into_boxed_str())
             .collect();
         Attrs {
@@ -306,7 +287,7 @@ impl Attrs {
             f => self
                 .resource_fields
                 .iter()
-                .position(|x| x == f)
+                .position(|x| *x == f)
                 .map(|i| i + 2),
         };
         at.and_then(|i| self.fields.get(i))

@@ -77,14 +77,30 @@ fn frame(t: EventType, object: &Value) -> Bytes {
     encode_event_value(WATCH_FORMAT, t, object).unwrap_or_default()
 }
 
-fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
+/// The type meta of a watch's bookmarks: all a feed keeps of the resource
+/// (the body outlives the request's catalog snapshot).
+struct TypeMeta {
+    kind: String,
+    api_version: String,
+}
+
+impl TypeMeta {
+    fn of(info: &ResourceInfo) -> TypeMeta {
+        TypeMeta {
+            kind: info.kind.clone(),
+            api_version: info.api_version(),
+        }
+    }
+}
+
+fn bookmark(t: &TypeMeta, rv: u64, initial_end: bool) -> Bytes {
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if initial_end {
         metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
     frame(
         EventType::Bookmark,
-        &json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": metadata}),
+        &json!({"kind": t.kind, "apiVersion": t.api_version, "metadata": metadata}),
     )
 }
 
@@ -132,9 +148,7 @@ pub async fn serve(
     };
     let req = cache_request(info, ns, q, &p, start);
     let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
-        Ok(events) => {
-            Feed::new(b.watch.clone(), Arc::new(info.clone()), p, req, events).into_stream()
-        }
+        Ok(events) => Feed::new(b.watch.clone(), TypeMeta::of(info), p, req, events).into_stream(),
         // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.is_gone_or_expired() => {
             futures::stream::iter([frame(EventType::Error, &e.to_status_json())]).boxed()
@@ -160,8 +174,7 @@ pub async fn serve(
 /// re-lists).
 struct Feed {
     cache: Arc<dyn WatchCacheApi>,
-    /// Owned: the body outlives the request's catalog snapshot.
-    info: Arc<ResourceInfo>,
+    info: TypeMeta,
     p: Params,
     req: CacheWatchRequest,
     events: CacheEventStream,
@@ -183,7 +196,7 @@ enum Step {
 impl Feed {
     fn new(
         cache: Arc<dyn WatchCacheApi>,
-        info: Arc<ResourceInfo>,
+        info: TypeMeta,
         p: Params,
         req: CacheWatchRequest,
         events: CacheEventStream,
