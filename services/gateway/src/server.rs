@@ -1,7 +1,9 @@
 //! TLS listener and the HTTP/1.1 + HTTP/2 connection loop.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use hyper::service::service_fn;
@@ -108,7 +110,13 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
             };
             let svc = service_fn(move |req| {
                 let state = state.clone();
-                async move { Ok::<_, std::convert::Infallible>(handle(state, req).await) }
+                // Boxed: hyper keeps a stream's service future inline in
+                // the stream's state for as long as the response body
+                // streams (an open watch), so an unboxed handler future —
+                // every verb's state machine — would cost each watcher its
+                // full size.
+                let handled: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(handle(state, req));
+                async move { Ok::<_, std::convert::Infallible>(handled.await) }
             });
             let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
             // Bound what one HTTP/2 stream may queue unsent (a slow watcher),
