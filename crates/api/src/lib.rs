@@ -14,7 +14,7 @@ mod watch_cache;
 pub use admission::{
     AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation,
 };
-pub use merge::{MergeApi, PatchRequest, PatchType};
+pub use merge::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};
 pub use store::{
     ChangeEvent, ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, EventType, ListResult,
     ListStream, StoreApi, UpdateOptions,

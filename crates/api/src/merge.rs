@@ -1,4 +1,5 @@
-//! The merge contract: patch formats (and later Server-Side Apply).
+//! The merge contract: patch formats, Server-Side Apply and the
+//! managedFields bookkeeping of every write.
 
 use async_trait::async_trait;
 use keelson_apimachinery::{ApiResult, GroupResource};
@@ -40,6 +41,18 @@ impl PatchType {
     }
 }
 
+/// Who writes, for `metadata.managedFields` (kube's field manager).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldOwner {
+    /// The manager: `fieldManager`, else derived from the User-Agent.
+    pub manager: String,
+    /// `group/version` the object is written at (the entry's `apiVersion`,
+    /// and the schema the fields are read with).
+    pub api_version: String,
+    /// The subresource written (`status`, `scale`); empty for the resource.
+    pub subresource: String,
+}
+
 /// One patch to apply to a stored object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PatchRequest {
@@ -47,10 +60,32 @@ pub struct PatchRequest {
     pub gr: GroupResource,
     /// Kind of the object, for error messages.
     pub kind: String,
-    /// The object as stored.
+    /// Who patches. Apply records ownership itself; the other patch types
+    /// leave managedFields to [`MergeApi::update_managed_fields`].
+    pub owner: FieldOwner,
+    /// `force=true` on an apply: take over conflicting fields.
+    pub force: bool,
+    /// The object as stored; `Value::Null` when there is none (an apply
+    /// then creates it).
     pub original: Value,
     /// The patch body as received.
     pub patch: Vec<u8>,
+}
+
+/// A write that is not an apply (create, update, a non-apply patch), whose
+/// changes are recorded as an `Update` entry of its manager.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManagedFieldsRequest {
+    pub gr: GroupResource,
+    /// Kind of the object.
+    pub kind: String,
+    /// Who writes.
+    pub owner: FieldOwner,
+    /// The object as stored; `Value::Null` on create.
+    pub old: Value,
+    /// The object to store, as admitted (with any managedFields the client
+    /// sent: kube lets a client set or clear them).
+    pub new: Value,
 }
 
 /// Applies patches. Errors are `Status` errors as kube-apiserver's patch
@@ -60,6 +95,10 @@ pub struct PatchRequest {
 pub trait MergeApi: Send + Sync + 'static {
     /// Apply one patch and return the patched object.
     async fn patch(&self, req: PatchRequest) -> ApiResult<Value>;
+
+    /// `new` with its `metadata.managedFields` brought up to date for an
+    /// `Update` operation by `req.owner` (kube's `FieldManager.Update`).
+    async fn update_managed_fields(&self, req: ManagedFieldsRequest) -> ApiResult<Value>;
 
     /// Readiness of the service (the gateway's `/readyz` runs one check per
     /// backing service). Local implementations are ready once constructed.

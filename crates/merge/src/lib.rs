@@ -1,45 +1,116 @@
 //! Keelson's merge service logic: applying PATCH bodies to stored objects
-//! with kube-apiserver's errors. JSON Patch and JSON Merge Patch are
-//! supported; Strategic Merge Patch and Server-Side Apply are `415` until
-//! they land.
+//! with kube-apiserver's errors (JSON Patch, JSON Merge Patch, Strategic
+//! Merge Patch), Server-Side Apply, and the `metadata.managedFields`
+//! bookkeeping of every write (kube's field manager).
+//!
+//! The merge rules come from the resource's schema in the live catalog:
+//! list types, map keys, map and struct types, patch strategies and merge
+//! keys ([`schema`]).
 //!
 //! [`LocalMerge`] implements [`keelson_api::MergeApi`].
 #![forbid(unsafe_code)]
 
 mod errors;
+mod fieldmanager;
 mod gojson;
 mod json_patch;
 mod merge_patch;
+mod schema;
+mod strategic;
 
 use async_trait::async_trait;
-use keelson_api::{MergeApi, PatchRequest, PatchType};
-use keelson_apimachinery::{ApiError, ApiResult, FieldError};
+use keelson_api::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};
+use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
+use keelson_registry::{Catalog, CatalogSnapshot};
 use serde_json::Value;
 
 pub use errors::{MAX_JSON_PATCH_OPERATIONS, SUPPORTED_PATCH_TYPES};
 
-/// The in-process merge service. Stateless.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LocalMerge;
+use fieldmanager::FieldManager;
+use schema::TypeRef;
+
+/// The in-process merge service. Holds only the live catalog (the schemas
+/// the merge rules come from).
+#[derive(Debug, Clone)]
+pub struct LocalMerge {
+    catalog: Catalog,
+}
 
 impl LocalMerge {
-    /// A merge service.
-    pub fn new() -> LocalMerge {
-        LocalMerge
+    /// A merge service reading schemas from `catalog`.
+    pub fn new(catalog: Catalog) -> LocalMerge {
+        LocalMerge { catalog }
     }
 }
 
 #[async_trait]
 impl MergeApi for LocalMerge {
     async fn patch(&self, req: PatchRequest) -> ApiResult<Value> {
+        let snap = self.catalog.snapshot();
         let patched = match req.patch_type {
             PatchType::Json => json_patch::apply(&req.original, &req.patch)?,
             PatchType::Merge => merge_patch::apply(&req.original, &req.patch)?,
-            PatchType::StrategicMerge | PatchType::Apply => {
-                return Err(errors::unsupported(req.patch_type.media_type()))
+            PatchType::StrategicMerge => {
+                let ty = TypeRef::for_kind(&snap, &req.owner.api_version, &req.kind);
+                strategic::apply(&req.original, &req.patch, ty)?
+            }
+            PatchType::Apply => {
+                let config = apply_config(&req.patch)?;
+                let fm = field_manager(&snap, &req.gr, &req.owner, &req.kind);
+                return fm.apply(
+                    &req.original,
+                    &config,
+                    &req.owner.manager,
+                    req.force,
+                    &now(),
+                );
             }
         };
         ensure_object(patched)
+    }
+
+    async fn update_managed_fields(&self, req: ManagedFieldsRequest) -> ApiResult<Value> {
+        let snap = self.catalog.snapshot();
+        let fm = field_manager(&snap, &req.gr, &req.owner, &req.kind);
+        Ok(fm.update(&req.old, req.new, &req.owner.manager, &now()))
+    }
+}
+
+/// The field manager for writes of `kind` by `owner` to resource `gr`.
+fn field_manager<'a>(
+    snap: &'a CatalogSnapshot,
+    gr: &GroupResource,
+    owner: &FieldOwner,
+    kind: &str,
+) -> FieldManager<'a> {
+    let version = owner
+        .api_version
+        .rsplit_once('/')
+        .map_or(owner.api_version.as_str(), |(_, v)| v);
+    let has_status = snap
+        .lookup(&gr.group, version, &gr.resource)
+        .is_some_and(|r| r.has_subresource("status"));
+    let ty = TypeRef::for_kind(snap, &owner.api_version, kind);
+    FieldManager::new(ty, &owner.api_version, kind, &owner.subresource, has_status)
+}
+
+/// `managedFields[].time`: now, to the second, as kube writes it.
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// An `application/apply-patch+yaml` body (YAML, of which JSON is a
+/// subset), or kube's `400 error decoding YAML`.
+fn apply_config(body: &[u8]) -> ApiResult<Value> {
+    let value: Value = serde_yaml::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
+    match value {
+        Value::Object(_) => Ok(value),
+        Value::Null => Ok(Value::Object(Default::default())),
+        other => Err(ApiError::bad_request(format!(
+            "error decoding YAML: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            gojson::kind(&other)
+        ))),
     }
 }
 

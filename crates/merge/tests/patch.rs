@@ -11,11 +11,17 @@ fn original() -> Value {
 }
 
 async fn patch(patch_type: PatchType, body: &str) -> Result<Value, keelson_api::ApiError> {
-    LocalMerge::new()
+    LocalMerge::new(keelson_registry::Catalog::builtin())
         .patch(PatchRequest {
             patch_type,
             gr: GroupResource::new("", "configmaps"),
             kind: "ConfigMap".into(),
+            owner: keelson_api::FieldOwner {
+                manager: "test".into(),
+                api_version: "v1".into(),
+                subresource: String::new(),
+            },
+            force: false,
             original: original(),
             patch: body.as_bytes().to_vec(),
         })
@@ -136,19 +142,23 @@ async fn bad_merge_patches_are_400() {
 }
 
 #[tokio::test]
-async fn strategic_merge_and_apply_are_415_for_now() {
-    for (t, mt) in [
-        (
-            PatchType::StrategicMerge,
-            "application/strategic-merge-patch+json",
-        ),
-        (PatchType::Apply, "application/apply-patch+yaml"),
-    ] {
-        let err = patch(t, "{}").await.unwrap_err();
-        assert_eq!(
-            (err.code, err.reason.as_str()),
-            (415, "UnsupportedMediaType")
-        );
-        assert_eq!(err.message, format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json ({mt} is not supported yet)"));
-    }
+async fn apply_bodies_are_yaml_and_must_be_objects() {
+    let err = patch(PatchType::Apply, "a: [").await.unwrap_err();
+    assert_eq!((err.code, err.reason.as_str()), (400, "BadRequest"));
+    assert!(
+        err.message.starts_with("error decoding YAML: "),
+        "{}",
+        err.message
+    );
+    let err = patch(PatchType::Apply, "[1]").await.unwrap_err();
+    assert_eq!(err.code, 400);
+    let out = patch(
+        PatchType::Apply,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  k: applied\n",
+    )
+    .await
+    .unwrap();
+    assert_eq!(out["data"]["k"], "applied");
+    assert_eq!(out["metadata"]["managedFields"][0]["manager"], "test");
+    assert_eq!(out["metadata"]["managedFields"][0]["operation"], "Apply");
 }

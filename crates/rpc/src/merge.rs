@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use keelson_api::{MergeApi, PatchRequest, PatchType};
+use keelson_api::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};
 use keelson_apimachinery::ApiResult;
 use serde_json::Value;
 use tonic::{Request, Response, Status};
@@ -36,13 +36,59 @@ fn patch_type_from_pb(v: i32) -> ApiResult<PatchType> {
     }
 }
 
+fn owner_to_pb(o: FieldOwner) -> pb::FieldOwner {
+    pb::FieldOwner {
+        manager: o.manager,
+        api_version: o.api_version,
+        subresource: o.subresource,
+    }
+}
+
+fn owner_from_pb(o: Option<pb::FieldOwner>) -> FieldOwner {
+    let o = o.unwrap_or_default();
+    FieldOwner {
+        manager: o.manager,
+        api_version: o.api_version,
+        subresource: o.subresource,
+    }
+}
+
+/// An absent object travels as empty bytes.
+fn optional_to_bytes(v: &Value) -> Vec<u8> {
+    if v.is_null() {
+        Vec::new()
+    } else {
+        to_json_bytes(v)
+    }
+}
+
+fn optional_from_bytes(field: &str, b: &[u8]) -> ApiResult<Value> {
+    if b.is_empty() {
+        Ok(Value::Null)
+    } else {
+        from_json_bytes(SERVICE, field, b)
+    }
+}
+
 fn request_from_pb(r: pb::PatchRequest) -> ApiResult<PatchRequest> {
     Ok(PatchRequest {
         patch_type: patch_type_from_pb(r.patch_type)?,
         gr: gr_from_pb(r.gr.ok_or_else(|| missing(SERVICE, "gr"))?),
         kind: r.kind,
-        original: from_json_bytes(SERVICE, "original", &r.original)?,
+        owner: owner_from_pb(r.owner),
+        force: r.force,
+        original: optional_from_bytes("original", &r.original)?,
         patch: r.patch,
+    })
+}
+
+fn managed_from_pb(r: pb::ManagedFieldsRequest) -> ApiResult<ManagedFieldsRequest> {
+    Ok(ManagedFieldsRequest {
+        gr: gr_from_pb(r.gr.ok_or_else(|| missing(SERVICE, "gr"))?),
+        kind: r.kind,
+        owner: owner_from_pb(r.owner),
+        old: optional_from_bytes("old", &r.old)?,
+        new: from_json_bytes(SERVICE, "new", &r.new)?,
     })
 }
 
@@ -74,6 +120,21 @@ impl Merge for MergeGrpc {
         }))
     }
 
+    async fn update_managed_fields(
+        &self,
+        req: Request<pb::ManagedFieldsRequest>,
+    ) -> Result<Response<pb::PatchResponse>, Status> {
+        let mreq = managed_from_pb(req.into_inner()).map_err(|e| to_grpc_status(&e))?;
+        let out = self
+            .api
+            .update_managed_fields(mreq)
+            .await
+            .map_err(|e| to_grpc_status(&e))?;
+        Ok(Response::new(pb::PatchResponse {
+            object: to_json_bytes(&out),
+        }))
+    }
+
     async fn ready(&self, _req: Request<ReadyRequest>) -> Result<Response<ReadyResponse>, Status> {
         ready_reply(self.api.ready().await)
     }
@@ -91,13 +152,33 @@ impl MergeApi for RemoteMerge {
             patch_type: patch_type_to_pb(req.patch_type).into(),
             gr: Some(gr_to_pb(&req.gr)),
             kind: req.kind,
-            original: to_json_bytes(&req.original),
+            owner: Some(owner_to_pb(req.owner)),
+            force: req.force,
+            original: optional_to_bytes(&req.original),
             patch: req.patch,
         };
         let resp = self
             .client
             .clone()
             .patch(preq)
+            .await
+            .map_err(|s| from_grpc_status(SERVICE, &s))?
+            .into_inner();
+        from_json_bytes(SERVICE, "object", &resp.object)
+    }
+
+    async fn update_managed_fields(&self, req: ManagedFieldsRequest) -> ApiResult<Value> {
+        let mreq = pb::ManagedFieldsRequest {
+            gr: Some(gr_to_pb(&req.gr)),
+            kind: req.kind,
+            owner: Some(owner_to_pb(req.owner)),
+            old: optional_to_bytes(&req.old),
+            new: to_json_bytes(&req.new),
+        };
+        let resp = self
+            .client
+            .clone()
+            .update_managed_fields(mreq)
             .await
             .map_err(|s| from_grpc_status(SERVICE, &s))?
             .into_inner();

@@ -5,7 +5,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use keelson_api::{MergeApi, PatchRequest, PatchType};
+use keelson_api::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
 use keelson_rpc::{MergeGrpc, RemoteMerge};
 use serde_json::{json, Value};
@@ -31,6 +31,13 @@ impl MergeApi for FakeMerge {
         out["patched"] = json!(String::from_utf8_lossy(&req.patch));
         Ok(out)
     }
+
+    async fn update_managed_fields(&self, req: ManagedFieldsRequest) -> ApiResult<Value> {
+        let mut out = req.new;
+        out["managedBy"] = json!(req.owner.manager);
+        out["old"] = req.old;
+        Ok(out)
+    }
 }
 
 #[tokio::test]
@@ -53,6 +60,12 @@ async fn every_patch_type_round_trips() {
             patch_type: t,
             gr: GroupResource::new("", "configmaps"),
             kind: "ConfigMap".into(),
+            owner: keelson_api::FieldOwner {
+                manager: "test".into(),
+                api_version: "v1".into(),
+                subresource: String::new(),
+            },
+            force: false,
             original: json!({"metadata": {"name": "c"}, "data": {"a": "1"}}),
             patch: format!("patch for {}", t.media_type()).into_bytes(),
         };
@@ -79,6 +92,12 @@ async fn a_patch_error_arrives_identical() {
             patch_type: PatchType::Merge,
             gr: GroupResource::new("", "configmaps"),
             kind: "ConfigMap".into(),
+            owner: keelson_api::FieldOwner {
+                manager: "test".into(),
+                api_version: "v1".into(),
+                subresource: String::new(),
+            },
+            force: false,
             original: json!({}),
             patch: b"!".to_vec(),
         })
@@ -101,6 +120,8 @@ async fn a_down_merge_service_is_a_503() {
             patch_type: PatchType::Json,
             gr: GroupResource::new("", "pods"),
             kind: "Pod".into(),
+            owner: FieldOwner::default(),
+            force: false,
             original: json!({}),
             patch: b"[]".to_vec(),
         })
@@ -112,4 +133,43 @@ async fn a_down_merge_service_is_a_503() {
         "{}",
         err.message
     );
+}
+
+#[tokio::test]
+async fn managed_fields_requests_round_trip_with_an_absent_old_object() {
+    let fake = Arc::new(FakeMerge::default());
+    let server = support::start(
+        Server::builder().add_service(MergeGrpc::server(fake.clone())),
+        None,
+    )
+    .await;
+    let merge = RemoteMerge::connect_lazy(&server.endpoint()).unwrap();
+    let owner = FieldOwner {
+        manager: "kubectl-create".into(),
+        api_version: "v1".into(),
+        subresource: String::new(),
+    };
+    let out = merge
+        .update_managed_fields(ManagedFieldsRequest {
+            gr: GroupResource::new("", "configmaps"),
+            kind: "ConfigMap".into(),
+            owner: owner.clone(),
+            old: Value::Null,
+            new: json!({"metadata": {"name": "c"}}),
+        })
+        .await
+        .unwrap();
+    assert_eq!(out["managedBy"], "kubectl-create");
+    assert_eq!(out["old"], Value::Null);
+    let out = merge
+        .update_managed_fields(ManagedFieldsRequest {
+            gr: GroupResource::new("", "configmaps"),
+            kind: "ConfigMap".into(),
+            owner,
+            old: json!({"metadata": {"name": "c"}}),
+            new: json!({"metadata": {"name": "c"}, "data": {}}),
+        })
+        .await
+        .unwrap();
+    assert_eq!(out["old"], json!({"metadata": {"name": "c"}}));
 }

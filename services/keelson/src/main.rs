@@ -49,7 +49,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         store.clone(),
         catalog.clone(),
     ));
-    let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new());
+    let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new(catalog.clone()));
     let watch: Arc<dyn WatchCacheApi> = Arc::new(keelson_watchcache::LocalWatchCache::new(
         store.clone(),
         keelson_watchcache::WatchCacheConfig::default(),

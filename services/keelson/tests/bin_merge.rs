@@ -23,6 +23,8 @@ async fn serves_patches_on_a_port_from_the_env_and_stops_on_sigterm() {
             patch_type: PatchType::Merge,
             gr: keelson_api::GroupResource::new("", "configmaps"),
             kind: "ConfigMap".into(),
+            owner: keelson_api::FieldOwner { manager: "test".into(), api_version: "v1".into(), subresource: String::new() },
+            force: false,
             original: json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}),
             patch: br#"{"data":{"b":"2"}}"#.to_vec(),
         })

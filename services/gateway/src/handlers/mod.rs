@@ -85,6 +85,36 @@ impl Ctx<'_> {
     pub fn header(&self, name: http::header::HeaderName) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
+
+    /// Who writes, for managedFields: `fieldManager`, else the User-Agent's
+    /// product (kube's `managerOrUserAgent`).
+    pub fn owner(&self, field_manager: &str) -> keelson_api::FieldOwner {
+        let manager = if field_manager.is_empty() {
+            manager_from_user_agent(self.header(http::header::USER_AGENT).unwrap_or(""))
+        } else {
+            field_manager.to_string()
+        };
+        keelson_api::FieldOwner {
+            manager,
+            api_version: self.info.api_version(),
+            subresource: self.ri.subresource.clone(),
+        }
+    }
+}
+
+/// kube's `prefixFromUserAgent`: what precedes the first `/`, without
+/// unprintable characters, cut at 128 bytes.
+fn manager_from_user_agent(ua: &str) -> String {
+    let prefix = ua.split('/').next().unwrap_or("");
+    let mut out = String::new();
+    for c in prefix.chars().filter(|c| !c.is_control()) {
+        if out.len() + c.len_utf8() > keelson_apimachinery::options::write::FIELD_MANAGER_MAX_LENGTH
+        {
+            break;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Route an authenticated request to its handler.

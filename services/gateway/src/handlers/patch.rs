@@ -1,16 +1,18 @@
-//! `patch`: JSON patch and merge patch through the merge service, then the
-//! update path; retried when a concurrent write moved the object and the
-//! patch carried no resourceVersion.
+//! `patch`: every patch type through the merge service, then the update
+//! path; retried when a concurrent write moved the object and the patch
+//! carried no resourceVersion. A Server-Side Apply of a missing object
+//! creates it.
 
 use bytes::Bytes;
 use keelson_api::{PatchRequest, PatchType};
 use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::options::PatchOptions;
 use keelson_apimachinery::{ApiError, ApiResult};
+use serde_json::Value;
 
 use super::object::{check_name, prepare_object};
 use super::status::merge_subresource;
-use super::write::write_update;
+use super::write::{create_object, write_update, Ownership};
 use super::{plain, Ctx, HandlerResult};
 use crate::http_util::media_type;
 /// The patch format of the request's Content-Type, or `415`.
@@ -31,29 +33,51 @@ const PATCH_RETRIES: usize = 5;
 pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     // kube checks the patch type before decoding the options.
     let pt = patch_type(cx).map_err(plain)?;
-    let opts = PatchOptions::from_query(cx.query, pt == PatchType::Apply).map_err(plain)?;
+    let apply = pt == PatchType::Apply;
+    let opts = PatchOptions::from_query(cx.query, apply).map_err(plain)?;
     let (dry, fv) = (opts.dry_run, opts.field_validation);
+    let owner = cx.owner(&opts.field_manager);
+    // An apply records its own ownership; other patches are Update
+    // operations, recorded after admission so defaulted fields are owned.
+    let ownership = if apply {
+        Ownership::Recorded
+    } else {
+        Ownership::Update(owner.clone())
+    };
     let key = cx.key(&cx.ri.name);
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let old = cx.b.store.get(&key).await.map_err(plain)?;
+        let old = match cx.b.store.get(&key).await {
+            Ok(old) => Some(old),
+            Err(e) if e.is_not_found() && apply && cx.ri.subresource.is_empty() => None,
+            Err(e) => return Err(plain(e)),
+        };
         let patched =
             cx.b.merge
                 .patch(PatchRequest {
                     patch_type: pt,
                     gr: cx.gr(),
                     kind: cx.info.kind.clone(),
-                    original: old.clone(),
+                    owner: owner.clone(),
+                    force: opts.force.unwrap_or(false),
+                    original: old.clone().unwrap_or(Value::Null),
                     patch: body.to_vec(),
                 })
                 .await
                 .map_err(plain)?;
         let patched = prepare_object(cx, patched).map_err(plain)?;
         check_name(&patched, &cx.ri.name).map_err(plain)?;
+        let Some(old) = old else {
+            match create_object(cx, patched, None, ownership.clone(), fv, dry).await {
+                // Created meanwhile: apply to it.
+                Err((e, _)) if e.is_already_exists() && attempt < PATCH_RETRIES => continue,
+                other => return other,
+            }
+        };
         let client_rv = meta_str(&patched, "resourceVersion") != meta_str(&old, "resourceVersion");
         let new = merge_subresource(cx, patched, &old);
-        match write_update(cx, new, old, None, true, fv, dry).await {
+        match write_update(cx, new, old, None, true, ownership.clone(), fv, dry).await {
             Err((e, _)) if e.is_conflict() && !client_rv && attempt < PATCH_RETRIES => continue,
             other => return other,
         }

@@ -3,9 +3,11 @@
 //! patch.
 
 use bytes::Bytes;
-use keelson_api::{PatchRequest, UpdateOptions as StoreUpdateOptions};
+use keelson_api::{
+    FieldOwner, ManagedFieldsRequest, PatchRequest, PatchType, UpdateOptions as StoreUpdateOptions,
+};
 use keelson_apimachinery::meta::meta_str;
-use keelson_apimachinery::options::UpdateOptions;
+use keelson_apimachinery::options::{PatchOptions, UpdateOptions};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
 use serde_json::{json, Map, Value};
 
@@ -184,7 +186,8 @@ fn check_scale(scale: &Value) -> ApiResult<()> {
 /// Apply a desired Scale to the workload and store it.
 async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply> {
     check_scale(scale)?;
-    let dry = UpdateOptions::from_query(cx.query)?.dry_run;
+    let opts = UpdateOptions::from_query(cx.query)?;
+    let dry = opts.dry_run;
     let name = &cx.ri.name;
     let replicas = match scale.pointer("/spec/replicas") {
         None | Some(Value::Null) => 0,
@@ -207,12 +210,24 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
             )],
         ));
     }
-    let mut new = old;
+    let mut new = old.clone();
     set_at(&mut new, &paths(cx)?.spec_replicas, Value::from(replicas));
     let rv = meta_str(scale, "resourceVersion").to_string();
     if !rv.is_empty() {
         keelson_apimachinery::meta::set_meta_str(&mut new, "resourceVersion", &rv);
     }
+    // The change is recorded on the workload, as an entry of the `scale`
+    // subresource.
+    let new =
+        cx.b.merge
+            .update_managed_fields(ManagedFieldsRequest {
+                gr: cx.gr(),
+                kind: cx.info.kind.clone(),
+                owner: cx.owner(&opts.field_manager),
+                old,
+                new,
+            })
+            .await?;
     let stored =
         cx.b.store
             .update(
@@ -251,6 +266,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
 /// `PATCH .../scale`.
 pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let pt = patch_type(cx)?;
+    let opts = PatchOptions::from_query(cx.query, pt == PatchType::Apply)?;
     let old = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
     let patched =
         cx.b.merge
@@ -258,6 +274,11 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
                 patch_type: pt,
                 gr: GroupResource::new("autoscaling", "scale"),
                 kind: "Scale".into(),
+                owner: FieldOwner {
+                    api_version: "autoscaling/v1".into(),
+                    ..cx.owner(&opts.field_manager)
+                },
+                force: opts.force.unwrap_or(false),
                 original: scale_of(&old, paths(cx)?),
                 patch: body.to_vec(),
             })

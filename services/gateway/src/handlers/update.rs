@@ -6,7 +6,7 @@ use keelson_apimachinery::options::UpdateOptions;
 
 use super::object::{check_name, decode_body, prepare_object};
 use super::status::merge_subresource;
-use super::write::{create_object, write_update};
+use super::write::{create_object, write_update, Ownership};
 use super::{plain, Ctx, HandlerResult};
 pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     let opts = UpdateOptions::from_query(cx.query).map_err(plain)?;
@@ -15,6 +15,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     let obj = prepare_object(cx, value).map_err(plain)?;
     check_name(&obj, &cx.ri.name).map_err(plain)?;
     let key = cx.key(&cx.ri.name);
+    let owner = Ownership::Update(cx.owner(&opts.field_manager));
     let old = match cx.b.store.get(&key).await {
         Ok(o) => o,
         Err(e)
@@ -22,10 +23,10 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
                 && cx.ri.subresource.is_empty()
                 && cx.info.strategy.allow_create_on_update =>
         {
-            return create_object(cx, obj, raw, fv, dry).await;
+            return create_object(cx, obj, raw, owner, fv, dry).await;
         }
         Err(e) => return Err(plain(e)),
     };
     let new = merge_subresource(cx, obj, &old);
-    write_update(cx, new, old, raw, false, fv, dry).await
+    write_update(cx, new, old, raw, false, owner, fv, dry).await
 }

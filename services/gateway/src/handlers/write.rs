@@ -1,7 +1,12 @@
 //! The write path shared by create, update and patch: admission (with the
-//! request's field validation and dry run), then the store.
+//! request's field validation and dry run), the managedFields of an
+//! `Update` operation (the merge service; an apply has recorded its own),
+//! then the store.
 
-use keelson_api::{AdmissionRequest, CreateOptions, FieldValidation, Operation, UpdateOptions};
+use keelson_api::{
+    AdmissionRequest, CreateOptions, FieldOwner, FieldValidation, ManagedFieldsRequest, Operation,
+    UpdateOptions,
+};
 use keelson_apimachinery::meta::{meta_mut, meta_str};
 use keelson_apimachinery::{ApiError, ApiResult};
 use serde_json::Value;
@@ -13,6 +18,40 @@ use super::{plain, Ctx, HandlerResult, Reply};
 pub(crate) struct WriteOpts {
     pub fv: FieldValidation,
     pub dry: bool,
+}
+
+/// How a write records ownership in managedFields.
+#[derive(Clone)]
+pub(crate) enum Ownership {
+    /// An `Update` operation by this owner (create, update, non-apply
+    /// patch): the merge service compares the admitted object with the
+    /// stored one.
+    Update(FieldOwner),
+    /// Already recorded (an apply).
+    Recorded,
+}
+
+/// Bring managedFields up to date for an `Update` operation.
+async fn record_update(
+    cx: &Ctx<'_>,
+    ownership: &Ownership,
+    old: Option<&Value>,
+    new: Value,
+) -> ApiResult<Value> {
+    match ownership {
+        Ownership::Recorded => Ok(new),
+        Ownership::Update(owner) => {
+            cx.b.merge
+                .update_managed_fields(ManagedFieldsRequest {
+                    gr: cx.gr(),
+                    kind: cx.info.kind.clone(),
+                    owner: owner.clone(),
+                    old: old.cloned().unwrap_or(Value::Null),
+                    new,
+                })
+                .await
+        }
+    }
 }
 
 /// Admit one write; the admitted object and the warnings.
@@ -56,6 +95,7 @@ pub(crate) async fn create_object(
     cx: &Ctx<'_>,
     mut obj: Value,
     raw: Option<Vec<u8>>,
+    ownership: Ownership,
     fv: FieldValidation,
     dry: bool,
 ) -> HandlerResult {
@@ -80,6 +120,9 @@ pub(crate) async fn create_object(
     .await
     .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
+    let obj = record_update(cx, &ownership, None, obj)
+        .await
+        .map_err(|e| (e, warnings.clone()))?;
     let name = meta_str(&obj, "name").to_string();
     let stored =
         cx.b.store
@@ -101,12 +144,14 @@ pub(crate) async fn create_object(
 }
 
 /// Admit and store an update of the object named on the URL.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn write_update(
     cx: &Ctx<'_>,
     new: Value,
     old: Value,
     raw: Option<Vec<u8>>,
     is_patch: bool,
+    ownership: Ownership,
     fv: FieldValidation,
     dry: bool,
 ) -> HandlerResult {
@@ -114,7 +159,7 @@ pub(crate) async fn write_update(
         cx,
         Operation::Update,
         Some(new),
-        Some(old),
+        Some(old.clone()),
         raw,
         is_patch,
         WriteOpts { fv, dry },
@@ -122,6 +167,9 @@ pub(crate) async fn write_update(
     .await
     .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
+    let obj = record_update(cx, &ownership, Some(&old), obj)
+        .await
+        .map_err(|e| (e, warnings.clone()))?;
     let stored =
         cx.b.store
             .update(

@@ -1,0 +1,525 @@
+//! Walks of an object against its schema, structured-merge-diff's `typed`
+//! package: the field set an object specifies, the comparison of two
+//! objects, the apply merge, and the removal of a set of items.
+//!
+//! How a node merges comes from the catalog schema as kube's
+//! OpenAPI-to-SMD conversion reads it: `x-kubernetes-list-type` (else a
+//! `merge` patch strategy makes a set, or a map keyed on the patch merge
+//! key), `x-kubernetes-map-type`; nodes without a schema are deduced from
+//! their value (objects are granular maps, lists atomic).
+
+use serde_json::{Map, Value};
+
+use super::path::PathElement;
+use super::set::Set;
+use crate::schema::{Shape, TypeRef};
+
+/// What a node is for merging.
+enum Node<'a> {
+    /// Scalars, atomic lists, maps and structs, free-form lists.
+    Leaf,
+    /// A granular struct or map.
+    Map(TypeRef<'a>),
+    /// An associative list: `None` keys = a set of scalars.
+    List(TypeRef<'a>, Option<Vec<String>>),
+}
+
+fn node<'a>(ty: TypeRef<'a>, v: Option<&Value>) -> Node<'a> {
+    match ty.shape() {
+        Shape::Scalar => Node::Leaf,
+        Shape::Struct | Shape::Map => match ty.map_type() {
+            Some("atomic") => Node::Leaf,
+            _ => Node::Map(ty),
+        },
+        Shape::List => match list_relationship(ty) {
+            Some(keys) => Node::List(ty.items(), keys),
+            None => Node::Leaf,
+        },
+        Shape::Untyped => match v {
+            Some(Value::Object(_)) => Node::Map(ty),
+            _ => Node::Leaf,
+        },
+    }
+}
+
+/// `None` = atomic; `Some(None)` = set; `Some(Some(keys))` = map.
+fn list_relationship(ty: TypeRef<'_>) -> Option<Option<Vec<String>>> {
+    match ty.list_type() {
+        Some("atomic") => None,
+        Some("set") => Some(None),
+        Some("map") => Some(Some(ty.list_map_keys().to_vec())),
+        _ if ty.has_patch_strategy("merge") => {
+            Some(ty.patch_merge_key().map(|k| vec![k.to_string()]))
+        }
+        _ => None,
+    }
+}
+
+/// kube's built-in schemas default the `protocol` key of ports to `TCP`
+/// (the catalog does not carry defaults; this is the one key with one).
+fn key_default(name: &str) -> Option<Value> {
+    (name == "protocol").then(|| Value::from("TCP"))
+}
+
+/// The path element of a list item.
+fn item_element(
+    keys: &Option<Vec<String>>,
+    index: usize,
+    item: &Value,
+) -> Result<PathElement, String> {
+    match keys {
+        None => match item {
+            Value::Object(_) | Value::Array(_) => {
+                Err("associative list without keys has an element that's a map type".to_string())
+            }
+            v => Ok(PathElement::Value(v.clone())),
+        },
+        Some(keys) if keys.is_empty() => Ok(PathElement::Index(index as i64)),
+        Some(keys) => {
+            let obj = item.as_object().ok_or_else(|| {
+                "associative list with keys has an element that's not a map type".to_string()
+            })?;
+            let mut fields = Vec::with_capacity(keys.len());
+            for k in keys {
+                let v = match obj.get(k) {
+                    Some(v) => v.clone(),
+                    None => key_default(k).ok_or_else(|| {
+                        format!("associative list with keys has an element that omits key field {k:?} (and doesn't have default value)")
+                    })?,
+                };
+                fields.push((k.clone(), v));
+            }
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(PathElement::Key(fields))
+        }
+    }
+}
+
+/// A list's items by path element, first occurrence wins.
+fn index_items<'v>(
+    keys: &Option<Vec<String>>,
+    items: &'v [Value],
+) -> Result<Vec<(PathElement, &'v Value)>, String> {
+    let mut out: Vec<(PathElement, &Value)> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let pe = item_element(keys, i, item)?;
+        if !out.iter().any(|(p, _)| *p == pe) {
+            out.push((pe, item));
+        }
+    }
+    Ok(out)
+}
+
+fn lookup<'a, 'v>(items: &'a [(PathElement, &'v Value)], pe: &PathElement) -> Option<&'v Value> {
+    items.iter().find(|(p, _)| p == pe).map(|(_, v)| *v)
+}
+
+fn path_string(path: &[PathElement]) -> String {
+    super::path::PathDisplay(path).to_string()
+}
+
+/// The set of fields `v` specifies (`ToFieldSet`): every leaf, every list
+/// item, every key of a map (not the declared fields of a struct).
+pub(crate) fn to_field_set(v: &Value, ty: TypeRef<'_>) -> Result<Set, String> {
+    let mut set = Set::new();
+    field_set_walk(v, ty, &mut Vec::new(), &mut set)?;
+    Ok(set)
+}
+
+fn field_set_walk(
+    v: &Value,
+    ty: TypeRef<'_>,
+    path: &mut Vec<PathElement>,
+    set: &mut Set,
+) -> Result<(), String> {
+    match node(ty, Some(v)) {
+        Node::Leaf => set.insert(path),
+        Node::Map(ty) => {
+            if let Value::Object(m) = v {
+                for (k, val) in m {
+                    path.push(PathElement::Field(k.clone()));
+                    field_set_walk(val, ty.field(k), path, set)?;
+                    if !ty.has_field(k) {
+                        set.insert(path);
+                    }
+                    path.pop();
+                }
+            }
+        }
+        Node::List(items_ty, keys) => {
+            if let Value::Array(items) = v {
+                for (i, item) in items.iter().enumerate() {
+                    let pe = item_element(&keys, i, item)
+                        .map_err(|e| format!("{}: {e}", path_string(path)))?;
+                    path.push(pe);
+                    field_set_walk(item, items_ty, path, set)?;
+                    set.insert(path);
+                    path.pop();
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The schema errors of an applied configuration, as structured-merge-diff
+/// reports them (`.spec.foo: field not declared in schema`).
+pub(crate) fn validate(v: &Value, ty: TypeRef<'_>) -> Vec<String> {
+    let mut errs = Vec::new();
+    validate_walk(v, ty, &mut Vec::new(), &mut errs);
+    errs
+}
+
+fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: &mut Vec<String>) {
+    match node(ty, Some(v)) {
+        Node::Leaf => {}
+        Node::Map(mty) => {
+            let Value::Object(m) = v else { return };
+            let is_struct = mty.shape() == Shape::Struct;
+            for (k, val) in m {
+                path.push(PathElement::Field(k.clone()));
+                if is_struct && !mty.has_field(k) {
+                    errs.push(format!(
+                        "{}: field not declared in schema",
+                        path_string(path)
+                    ));
+                } else {
+                    validate_walk(val, mty.field(k), path, errs);
+                }
+                path.pop();
+            }
+        }
+        Node::List(items_ty, keys) => {
+            let Value::Array(items) = v else { return };
+            let mut seen: Vec<PathElement> = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item_element(&keys, i, item) {
+                    Ok(pe) => {
+                        if seen.contains(&pe) {
+                            errs.push(format!(
+                                "{}: duplicate entries for key {pe}",
+                                path_string(path)
+                            ));
+                            continue;
+                        }
+                        seen.push(pe.clone());
+                        path.push(pe);
+                        validate_walk(item, items_ty, path, errs);
+                        path.pop();
+                    }
+                    Err(e) => errs.push(format!("{}: element {i}: {e}", path_string(path))),
+                }
+            }
+        }
+    }
+}
+
+/// What changed from `lhs` to `rhs` (`Compare`).
+#[derive(Debug, Default)]
+pub(crate) struct Comparison {
+    pub added: Set,
+    pub modified: Set,
+    pub removed: Set,
+}
+
+impl Comparison {
+    /// The comparison without `ignored` and everything below it.
+    pub(crate) fn excluding(self, ignored: &Set) -> Comparison {
+        Comparison {
+            added: self.added.recursive_difference(ignored),
+            modified: self.modified.recursive_difference(ignored),
+            removed: self.removed.recursive_difference(ignored),
+        }
+    }
+}
+
+/// Compare two objects of the same schema.
+pub(crate) fn compare(lhs: &Value, rhs: &Value, ty: TypeRef<'_>) -> Result<Comparison, String> {
+    let mut c = Comparison::default();
+    compare_walk(Some(lhs), Some(rhs), ty, &mut Vec::new(), &mut c)?;
+    Ok(c)
+}
+
+fn leaf_rule(l: Option<&Value>, r: Option<&Value>, path: &[PathElement], c: &mut Comparison) {
+    match (l, r) {
+        (None, Some(_)) => c.added.insert(path),
+        (Some(_), None) => c.removed.insert(path),
+        (Some(a), Some(b)) if a != b => c.modified.insert(path),
+        _ => {}
+    }
+}
+
+fn is_empty_container(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(m)) => m.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(_) => false,
+    }
+}
+
+fn compare_walk(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    ty: TypeRef<'_>,
+    path: &mut Vec<PathElement>,
+    c: &mut Comparison,
+) -> Result<(), String> {
+    let kind = node(ty, r.or(l));
+    let promote = is_empty_container(l) && is_empty_container(r);
+    match kind {
+        Node::Leaf => leaf_rule(l, r, path, c),
+        _ if promote => leaf_rule(l, r, path, c),
+        Node::Map(ty) => {
+            let lm = l.and_then(Value::as_object);
+            let rm = r.and_then(Value::as_object);
+            for (k, lv) in lm.into_iter().flatten() {
+                path.push(PathElement::Field(k.clone()));
+                compare_walk(Some(lv), rm.and_then(|m| m.get(k)), ty.field(k), path, c)?;
+                path.pop();
+            }
+            for (k, rv) in rm.into_iter().flatten() {
+                if lm.is_some_and(|m| m.contains_key(k)) {
+                    continue;
+                }
+                path.push(PathElement::Field(k.clone()));
+                compare_walk(None, Some(rv), ty.field(k), path, c)?;
+                path.pop();
+            }
+            container_rule(l, r, path, c);
+        }
+        Node::List(items_ty, keys) => {
+            let la = index_items(
+                &keys,
+                l.and_then(Value::as_array).map_or(&[], Vec::as_slice),
+            )?;
+            let ra = index_items(
+                &keys,
+                r.and_then(Value::as_array).map_or(&[], Vec::as_slice),
+            )?;
+            for (pe, lv) in &la {
+                path.push(pe.clone());
+                compare_walk(Some(lv), lookup(&ra, pe), items_ty, path, c)?;
+                path.pop();
+            }
+            for (pe, rv) in &ra {
+                if lookup(&la, pe).is_none() {
+                    path.push(pe.clone());
+                    compare_walk(None, Some(rv), items_ty, path, c)?;
+                    path.pop();
+                }
+            }
+            container_rule(l, r, path, c);
+        }
+    }
+    Ok(())
+}
+
+/// A container that appears or disappears is itself added or removed.
+fn container_rule(l: Option<&Value>, r: Option<&Value>, path: &[PathElement], c: &mut Comparison) {
+    if l.is_none() {
+        c.added.insert(path);
+    } else if r.is_none() {
+        c.removed.insert(path);
+    }
+}
+
+/// Merge an applied configuration into the live object (`Merge`, keep the
+/// right-hand side): no field is removed, the configuration's leaves win,
+/// associative lists merge by key in structured-merge-diff's order.
+pub(crate) fn merge(live: &Value, config: &Value, ty: TypeRef<'_>) -> Result<Value, String> {
+    Ok(merge_walk(Some(live), Some(config), ty, &mut Vec::new())?.unwrap_or(Value::Null))
+}
+
+fn merge_walk(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    ty: TypeRef<'_>,
+    path: &mut Vec<PathElement>,
+) -> Result<Option<Value>, String> {
+    let kind = node(ty, r.or(l));
+    let promote = is_empty_container(l) && is_empty_container(r);
+    match kind {
+        Node::Leaf => Ok(r.or(l).cloned()),
+        _ if promote => Ok(r.or(l).cloned()),
+        Node::Map(ty) => {
+            let lm = l.and_then(Value::as_object);
+            let rm = r.and_then(Value::as_object);
+            let mut out = Map::new();
+            for (k, lv) in lm.into_iter().flatten() {
+                path.push(PathElement::Field(k.clone()));
+                if let Some(v) = merge_walk(Some(lv), rm.and_then(|m| m.get(k)), ty.field(k), path)?
+                {
+                    out.insert(k.clone(), v);
+                }
+                path.pop();
+            }
+            for (k, rv) in rm.into_iter().flatten() {
+                if lm.is_some_and(|m| m.contains_key(k)) {
+                    continue;
+                }
+                path.push(PathElement::Field(k.clone()));
+                if let Some(v) = merge_walk(None, Some(rv), ty.field(k), path)? {
+                    out.insert(k.clone(), v);
+                }
+                path.pop();
+            }
+            Ok(Some(Value::Object(out)))
+        }
+        Node::List(items_ty, keys) => {
+            let la = index_items(
+                &keys,
+                l.and_then(Value::as_array).map_or(&[], Vec::as_slice),
+            )
+            .map_err(|e| format!("{}: {e}", path_string(path)))?;
+            let ra = index_items(
+                &keys,
+                r.and_then(Value::as_array).map_or(&[], Vec::as_slice),
+            )
+            .map_err(|e| format!("{}: {e}", path_string(path)))?;
+            let mut out = Vec::with_capacity(la.len().max(ra.len()));
+            let mut item = |pe: &PathElement,
+                            lv: Option<&Value>,
+                            rv: Option<&Value>,
+                            out: &mut Vec<Value>|
+             -> Result<(), String> {
+                path.push(pe.clone());
+                let merged = merge_walk(lv, rv, items_ty, path)?;
+                path.pop();
+                out.extend(merged);
+                Ok(())
+            };
+            // structured-merge-diff's order: the configuration's order for
+            // the items it names, live-only items kept where they were.
+            let mut shared = ra
+                .iter()
+                .filter(|(pe, _)| lookup(&la, pe).is_some())
+                .map(|(pe, _)| pe.clone());
+            let mut next_shared = shared.next();
+            let (mut li, mut ri) = (0, 0);
+            while li < la.len() || ri < ra.len() {
+                if li < la.len() && ri < ra.len() {
+                    let (lpe, lv) = &la[li];
+                    if *lpe == ra[ri].0 {
+                        item(lpe, Some(lv), Some(ra[ri].1), &mut out)?;
+                        li += 1;
+                        ri += 1;
+                        next_shared = shared.next();
+                        continue;
+                    }
+                    if lookup(&ra, lpe).is_some() && next_shared.as_ref().is_some_and(|n| n != lpe)
+                    {
+                        li += 1;
+                        continue;
+                    }
+                }
+                if li < la.len() {
+                    let (lpe, lv) = &la[li];
+                    if lookup(&ra, lpe).is_none() {
+                        item(lpe, Some(lv), None, &mut out)?;
+                        li += 1;
+                        continue;
+                    }
+                }
+                if ri < ra.len() {
+                    let (rpe, rv) = &ra[ri];
+                    item(rpe, lookup(&la, rpe), Some(rv), &mut out)?;
+                    ri += 1;
+                    if next_shared.as_ref() == Some(rpe) {
+                        next_shared = shared.next();
+                    }
+                }
+            }
+            Ok(Some(Value::Array(out)))
+        }
+    }
+}
+
+/// `v` without the members of `set` (`RemoveItems`): a member field or list
+/// item goes with everything below it. A map or list that the removal
+/// empties is dropped, as kube's typed encoding omits empty ones.
+pub(crate) fn remove_items(v: &Value, set: &Set, ty: TypeRef<'_>) -> Value {
+    if set.is_empty() {
+        return v.clone();
+    }
+    match node(ty, Some(v)) {
+        Node::Leaf => v.clone(),
+        Node::Map(ty) => {
+            let Value::Object(m) = v else {
+                return v.clone();
+            };
+            let mut out = Map::new();
+            for (k, val) in m {
+                let pe = PathElement::Field(k.clone());
+                if set.has_member(&pe) {
+                    continue;
+                }
+                match set.child(&pe) {
+                    Some(sub) => {
+                        let fty = ty.field(k);
+                        let kept = remove_items(val, sub, fty);
+                        if emptied(val, &kept, fty) {
+                            continue;
+                        }
+                        out.insert(k.clone(), kept);
+                    }
+                    None => {
+                        out.insert(k.clone(), val.clone());
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Node::List(items_ty, keys) => {
+            let Value::Array(items) = v else {
+                return v.clone();
+            };
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let Ok(pe) = item_element(&keys, i, item) else {
+                    out.push(item.clone());
+                    continue;
+                };
+                if set.has_member(&pe) {
+                    continue;
+                }
+                match set.child(&pe) {
+                    Some(sub) => out.push(remove_items(item, sub, items_ty)),
+                    None => out.push(item.clone()),
+                }
+            }
+            Value::Array(out)
+        }
+    }
+}
+
+/// A map or list that removal made empty.
+fn emptied(before: &Value, after: &Value, ty: TypeRef<'_>) -> bool {
+    let container = matches!(ty.shape(), Shape::Map | Shape::List | Shape::Untyped);
+    container && !is_empty_container(Some(before)) && is_empty_container(Some(after))
+}
+
+/// `set` with the declared struct fields that have members below them made
+/// members too (`EnsureNamedFieldsAreMembers`): pruning then removes a
+/// struct an applier stopped specifying instead of leaving `{}` behind.
+pub(crate) fn ensure_named_fields(set: &Set, ty: TypeRef<'_>) -> Set {
+    let mut out = set.clone();
+    for p in set.paths() {
+        let mut t = ty;
+        for depth in 0..p.len().saturating_sub(1) {
+            match &p[depth] {
+                PathElement::Field(name) => {
+                    if t.shape() == Shape::Struct && t.has_field(name) {
+                        out.insert(&p[..=depth]);
+                    }
+                    t = t.field(name);
+                }
+                _ => t = t.items(),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
