@@ -64,7 +64,9 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let merge = Arc::new(keelson_merge::LocalMerge::new(keelson_registry::Catalog::builtin()));
+    let merge = Arc::new(keelson_merge::LocalMerge::new(
+        keelson_registry::Catalog::builtin(),
+    ));
     keelson_rpc::serve_service("merge", listener, shutdown, |_| {
         Server::builder().add_service(MergeGrpc::server(merge))
     })
