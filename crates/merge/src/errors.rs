@@ -6,8 +6,10 @@ use keelson_apimachinery::ApiError;
 /// kube's `maxJSONPatchOperations`.
 pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
 
-/// The patch types this service applies, as listed in its 415 message.
-pub const SUPPORTED_PATCH_TYPES: &str = "application/json-patch+json, application/merge-patch+json";
+/// The patch types this service applies, in the order kube-apiserver lists
+/// them in its 415 for a PATCH of a built-in resource
+/// (`negotiation.NewUnsupportedMediaTypeError(supportedTypes)`).
+pub const SUPPORTED_PATCH_TYPES: &str = "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml";
 
 /// 400 `error decoding patch: <go error>`.
 pub(crate) fn decoding(inner: &str) -> ApiError {
@@ -23,7 +25,8 @@ pub(crate) fn too_many_operations(n: usize) -> ApiError {
     )
 }
 
-/// 422 from `NewGenericServerResponse(422, ...)`: the json-patch error text
+/// 422 from `NewGenericServerResponse(422, ...)`: the underlying error text
+/// (a failed JSON patch operation, strategic merge patch's list of lists)
 /// is dropped and `details` is `{}`.
 pub(crate) fn rejected() -> ApiError {
     let mut e = ApiError::new(
@@ -33,11 +36,4 @@ pub(crate) fn rejected() -> ApiError {
     );
     e.details = Some(Box::default());
     e
-}
-
-/// 415 for patch types that arrive with a later issue.
-pub(crate) fn unsupported(media_type: &str) -> ApiError {
-    ApiError::unsupported_media_type(format!(
-        "the body of the request was in an unknown format - accepted media types include: {SUPPORTED_PATCH_TYPES} ({media_type} is not supported yet)"
-    ))
 }

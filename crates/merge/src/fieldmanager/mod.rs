@@ -125,9 +125,11 @@ impl<'a> FieldManager<'a> {
             remove_managed_fields(&mut l);
             l
         };
-        match self.record_update(&live, &new, &mut managed, manager, now) {
-            Ok(()) => set_managed_fields(&mut new, &managed),
-            Err(_) => {}
+        if self
+            .record_update(&live, &new, &mut managed, manager, now)
+            .is_ok()
+        {
+            set_managed_fields(&mut new, &managed);
         }
         new
     }
@@ -449,7 +451,7 @@ fn conflict_error(conflicts: Vec<Conflict>) -> ApiError {
                 None => by_manager.push((&c.manager, vec![&c.path])),
             }
         }
-        by_manager.sort_by(|a, b| manager_json(a.0).cmp(&manager_json(b.0)));
+        by_manager.sort_by_key(|(m, _)| manager_json(m));
         let mut lines = Vec::new();
         for (m, paths) in by_manager {
             lines.push(format!("conflicts with {}:", m.describe()));

@@ -213,7 +213,7 @@ mod tests {
 
     #[test]
     fn order_is_fields_keys_values_indexes() {
-        let mut v = vec![
+        let mut v = [
             PathElement::Index(0),
             PathElement::Value(json!("a")),
             PathElement::Key(vec![("name".into(), json!("a"))]),

@@ -110,7 +110,7 @@ fn index_items<'v>(
     Ok(out)
 }
 
-fn lookup<'a, 'v>(items: &'a [(PathElement, &'v Value)], pe: &PathElement) -> Option<&'v Value> {
+fn lookup<'v>(items: &[(PathElement, &'v Value)], pe: &PathElement) -> Option<&'v Value> {
     items.iter().find(|(p, _)| p == pe).map(|(_, v)| *v)
 }
 
