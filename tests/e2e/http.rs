@@ -269,7 +269,7 @@ async fn checks(c: &Cluster) {
     assert_eq!(status_of(&r).0, 415);
     let r = send(
         http.patch(format!("{cms}/c"))
-            .header("content-type", "application/strategic-merge-patch+json")
+            .header("content-type", "application/x-bogus-patch+json")
             .body("{}"),
     )
     .await;

@@ -283,7 +283,13 @@ impl Cluster {
 
     /// Run kubectl with `stdin` piped in (for `-f -`).
     pub fn kubectl_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.kubectl_env(args, stdin, &[])
+    }
+
+    /// Run kubectl with `stdin` and extra environment (e.g. `KUBE_EDITOR`).
+    pub fn kubectl_env(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
         let mut cmd = Command::new("kubectl");
+        cmd.envs(env.iter().copied());
         cmd.args(args)
             .env("KUBECONFIG", &self.kubeconfig)
             .env("HOME", self.home.path())

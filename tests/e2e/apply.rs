@@ -1,0 +1,334 @@
+//! The write paths of `kubectl apply` (client- and server-side), `edit`,
+//! `diff`, `set image`, `rollout restart`, `patch`, and the managedFields
+//! they leave, with the installed kubectl, in both modes.
+
+mod support;
+
+use serde_json::Value;
+use support::{Cluster, Mode};
+
+fn deployment(image: &str, sidecar: bool, replicas: Option<u32>) -> String {
+    let replicas = replicas.map_or(String::new(), |r| format!("  replicas: {r}\n"));
+    let side = if sidecar {
+        "      - name: side\n        image: busybox:1.36\n        command: [\"sleep\", \"3600\"]\n"
+    } else {
+        ""
+    };
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {{app: web}}\nspec:\n{replicas}  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - name: nginx\n        image: {image}\n        ports:\n        - containerPort: 80\n{side}"
+    )
+}
+
+fn get(c: &Cluster, what: &[&str]) -> Value {
+    let mut args = vec!["get"];
+    args.extend_from_slice(what);
+    args.extend_from_slice(&["-o", "json", "--show-managed-fields"]);
+    serde_json::from_str(&c.ok(&args)).expect("kubectl get -o json")
+}
+
+/// `manager/operation[/subresource]` of every managedFields entry.
+fn managers(obj: &Value) -> Vec<String> {
+    obj["metadata"]["managedFields"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    let mut s = format!(
+                        "{}/{}",
+                        e["manager"].as_str().unwrap_or(""),
+                        e["operation"].as_str().unwrap_or("")
+                    );
+                    if let Some(sub) = e["subresource"].as_str() {
+                        s = format!("{s}/{sub}");
+                    }
+                    s
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn containers(obj: &Value) -> Vec<(String, String)> {
+    obj["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .expect("containers")
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or("").to_string(),
+                c["image"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn client_side(c: &Cluster) {
+    // Create, then change the image, then drop a container.
+    c.ok_stdin(&["apply", "-f", "-"], &deployment("nginx:1.26", true, None));
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(managers(&d), ["kubectl-client-side-apply/Update"]);
+    let rv = d["metadata"]["resourceVersion"].clone();
+    // Applying the same manifest again changes nothing.
+    let out = c.ok_stdin(&["apply", "-f", "-"], &deployment("nginx:1.26", true, None));
+    assert!(out.contains("unchanged"), "{out}");
+    assert_eq!(
+        get(c, &["deploy", "web"])["metadata"]["resourceVersion"],
+        rv
+    );
+
+    let out = c.ok_stdin(&["apply", "-f", "-"], &deployment("nginx:1.27", true, None));
+    assert!(out.contains("configured"), "{out}");
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(
+        containers(&d),
+        [
+            ("nginx".to_string(), "nginx:1.27".to_string()),
+            ("side".to_string(), "busybox:1.36".to_string())
+        ]
+    );
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        &deployment("nginx:1.27", false, None),
+    );
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(
+        containers(&d),
+        [("nginx".to_string(), "nginx:1.27".to_string())]
+    );
+    let last = c.ok(&["apply", "view-last-applied", "deploy/web"]);
+    assert!(last.contains("image: nginx:1.27"), "{last}");
+    assert!(!last.contains("side"), "{last}");
+
+    // diff shows a change and exits 1; no change exits 0.
+    let out = c.kubectl_stdin(
+        &["diff", "-f", "-"],
+        Some(&deployment("nginx:1.28", false, None)),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let changed = |sign: char, image: &str| {
+        text.lines()
+            .any(|l| l.starts_with(sign) && l.ends_with(&format!("image: {image}")))
+    };
+    assert!(changed('-', "nginx:1.27"), "{text}");
+    assert!(changed('+', "nginx:1.28"), "{text}");
+    let out = c.kubectl_stdin(
+        &["diff", "-f", "-"],
+        Some(&deployment("nginx:1.27", false, None)),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // set image, rollout restart, edit.
+    c.ok(&["set", "image", "deploy/web", "nginx=nginx:1.29"]);
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(containers(&d)[0].1, "nginx:1.29");
+    assert!(
+        managers(&d).contains(&"kubectl-set/Update".to_string()),
+        "{:?}",
+        managers(&d)
+    );
+    c.ok(&["rollout", "restart", "deploy/web"]);
+    let d = get(c, &["deploy", "web"]);
+    let restarted =
+        &d["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"];
+    assert!(restarted.is_string(), "{d}");
+    assert!(
+        managers(&d).contains(&"kubectl-rollout/Update".to_string()),
+        "{:?}",
+        managers(&d)
+    );
+    let editor = "sed -i s/nginx:1.29/nginx:1.30/";
+    let out = c.kubectl_env(&["edit", "deploy/web"], None, &[("KUBE_EDITOR", editor)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(containers(&d)[0].1, "nginx:1.30");
+    assert!(
+        managers(&d).contains(&"kubectl-edit/Update".to_string()),
+        "{:?}",
+        managers(&d)
+    );
+
+    // Strategic merge patches: Service ports merge on `port`, ConfigMap
+    // data merges keys, labels by `kubectl label`.
+    // (kubectl's `create service` sends Protobuf, not served yet.)
+    c.ok_stdin(
+        &["create", "-f", "-"],
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\nspec:\n  ports:\n  - {name: http, port: 80, targetPort: 8080}\n",
+    );
+    c.ok(&[
+        "patch",
+        "service",
+        "svc",
+        "-p",
+        r#"{"spec":{"ports":[{"name":"https","port":443,"targetPort":8443}]}}"#,
+    ]);
+    let s = get(c, &["service", "svc"]);
+    let ports: Vec<i64> = s["spec"]["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["port"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ports, [443, 80], "{s}");
+    c.ok(&["create", "configmap", "cm", "--from-literal=a=1"]);
+    c.ok(&["patch", "configmap", "cm", "-p", r#"{"data":{"b":"2"}}"#]);
+    c.ok(&["label", "configmap", "cm", "team=x"]);
+    let cm = get(c, &["configmap", "cm"]);
+    assert_eq!(cm["data"], serde_json::json!({"a": "1", "b": "2"}));
+    assert_eq!(cm["metadata"]["labels"]["team"], "x");
+    // Entries of one second sort by manager name (kube's order).
+    let mut owners = managers(&cm);
+    owners.sort();
+    assert_eq!(
+        owners,
+        [
+            "kubectl-create/Update",
+            "kubectl-label/Update",
+            "kubectl-patch/Update"
+        ]
+    );
+
+    // Migration to server-side apply: kubectl upgrades the client-side
+    // entries, so the fields it applied do not conflict.
+    let out = c.ok_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        &deployment("nginx:1.30", false, None),
+    );
+    assert!(out.contains("serverside-applied"), "{out}");
+    let d = get(c, &["deploy", "web"]);
+    assert!(
+        managers(&d).contains(&"kubectl/Apply".to_string()),
+        "{:?}",
+        managers(&d)
+    );
+    c.ok(&["delete", "deploy", "web"]);
+}
+
+fn server_side(c: &Cluster) {
+    let apply = |manager: &str, manifest: &str, extra: &[&str]| {
+        let mut args = vec!["apply", "--server-side", "--field-manager", manager];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-f", "-"]);
+        c.kubectl_stdin(&args, Some(manifest))
+    };
+    let ok = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // A missing object is created by apply.
+    ok(apply(
+        "team-a",
+        &deployment("nginx:1.27", false, Some(2)),
+        &[],
+    ));
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(managers(&d), ["team-a/Apply"]);
+    assert!(d["metadata"]["uid"].is_string());
+    let fields = &d["metadata"]["managedFields"][0]["fieldsV1"];
+    assert_eq!(fields["f:spec"]["f:replicas"], serde_json::json!({}));
+    assert!(
+        fields["f:spec"]["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"nginx\"}"]["."]
+            .is_object()
+    );
+
+    // Same value from a second manager: shared, no conflict.
+    ok(apply(
+        "team-b",
+        &deployment("nginx:1.27", false, Some(2)),
+        &[],
+    ));
+    // A different value conflicts with both owners.
+    let out = apply("team-c", &deployment("nginx:1.27", false, Some(3)), &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Apply failed with 2 conflicts: conflicts with \"team-a\":\n- .spec.replicas\nconflicts with \"team-b\":\n- .spec.replicas"),
+        "{err}"
+    );
+    // Dry run with force changes nothing stored.
+    let rv = get(c, &["deploy", "web"])["metadata"]["resourceVersion"].clone();
+    let out = ok(apply(
+        "team-c",
+        &deployment("nginx:1.27", false, Some(3)),
+        &["--force-conflicts", "--dry-run=server", "-o", "json"],
+    ));
+    let dry: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(dry["spec"]["replicas"], 3);
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(d["spec"]["replicas"], 2);
+    assert_eq!(d["metadata"]["resourceVersion"], rv);
+    // Force takes the field.
+    ok(apply(
+        "team-c",
+        &deployment("nginx:1.27", false, Some(3)),
+        &["--force-conflicts"],
+    ));
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(d["spec"]["replicas"], 3);
+    // team-b's apply changed nothing, so its entry has no time and sorts
+    // first among the appliers (kube orders by operation, then time).
+    let mut owners = managers(&d);
+    owners.sort();
+    assert_eq!(owners, ["team-a/Apply", "team-b/Apply", "team-c/Apply"]);
+    let entries = d["metadata"]["managedFields"].as_array().unwrap();
+    let team_a = entries.iter().find(|e| e["manager"] == "team-a").unwrap();
+    assert!(team_a["fieldsV1"]["f:spec"].get("f:replicas").is_none());
+    let team_b = entries.iter().find(|e| e["manager"] == "team-b").unwrap();
+    assert!(team_b.get("time").is_none(), "{team_b}");
+    assert_eq!(entries[0]["manager"], "team-b");
+
+    // The HPA hand-over: a controller scales (Update on /scale), the
+    // appliers drop replicas, the value stays with the controller.
+    c.ok(&["scale", "deploy", "web", "--replicas=5"]);
+    for m in ["team-a", "team-b", "team-c"] {
+        ok(apply(m, &deployment("nginx:1.27", false, None), &[]));
+    }
+    let d = get(c, &["deploy", "web"]);
+    assert_eq!(d["spec"]["replicas"], 5);
+    assert!(
+        managers(&d).contains(&"kubectl/Update/scale".to_string()),
+        "{:?}",
+        managers(&d)
+    );
+
+    // A no-op apply does not change resourceVersion.
+    let rv = d["metadata"]["resourceVersion"].clone();
+    ok(apply("team-a", &deployment("nginx:1.27", false, None), &[]));
+    assert_eq!(
+        get(c, &["deploy", "web"])["metadata"]["resourceVersion"],
+        rv
+    );
+    c.ok(&["delete", "deploy", "web"]);
+}
+
+#[test]
+fn embedded_apply_paths() {
+    let c = Cluster::start(Mode::Embedded);
+    client_side(&c);
+    server_side(&c);
+}
+
+#[test]
+fn distributed_apply_paths() {
+    let c = Cluster::start(Mode::Distributed);
+    client_side(&c);
+    server_side(&c);
+}
