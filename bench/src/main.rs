@@ -1,6 +1,7 @@
-//! `keelson-loadgen`: drives create / get / list of ConfigMaps against a
-//! running Keelson over HTTPS (HTTP/1.1 keep-alive, one connection per
-//! client) and prints throughput and p50/p99 latency.
+//! `keelson-loadgen`: drives create / get / list of ConfigMaps, or update /
+//! apply of a Deployment, against a running Keelson over HTTPS (HTTP/1.1
+//! keep-alive, one connection per client) and prints throughput and
+//! p50/p99 latency.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -15,6 +16,10 @@ enum Op {
     Create,
     Get,
     List,
+    /// PUT of the client's own Deployment with a changed image each time.
+    Update,
+    /// Server-Side Apply (`apply-patch+yaml`) of the same change.
+    Apply,
 }
 
 #[derive(Debug, Parser)]
@@ -38,6 +43,29 @@ struct Flags {
     /// Objects pre-created for `list` (and the pool `get` reads from).
     #[arg(long, default_value_t = 100)]
     objects: usize,
+    /// Containers in the Deployment of `update` and `apply`.
+    #[arg(long, default_value_t = 1)]
+    containers: usize,
+}
+
+/// A Deployment with `containers` containers; `round` changes every image.
+fn deployment(name: &str, containers: usize, round: usize) -> serde_json::Value {
+    let cs: Vec<serde_json::Value> = (0..containers)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("c{i}"), "image": format!("registry.example/app-{i}:v{round}"),
+                "ports": [{"containerPort": 8000 + i, "name": format!("p{i}")}],
+                "env": [{"name": "MODE", "value": "bench"}],
+                "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}},
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": cs}}},
+    })
 }
 
 fn server_url(data_dir: &std::path::Path) -> Result<String, Box<dyn std::error::Error>> {
@@ -77,11 +105,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let token = std::fs::read_to_string(f.data_dir.join("admin-token"))?
         .trim()
         .to_string();
-    let base = format!("{url}/api/v1/namespaces/{}/configmaps", f.namespace);
+    let base = match f.op {
+        Op::Update | Op::Apply => {
+            format!("{url}/apis/apps/v1/namespaces/{}/deployments", f.namespace)
+        }
+        _ => format!("{url}/api/v1/namespaces/{}/configmaps", f.namespace),
+    };
     let run_id = std::process::id();
 
+    // Each writer's Deployment, created by the way it is then written.
+    if matches!(f.op, Op::Update | Op::Apply) {
+        let c = client(&ca, &token)?;
+        for w in 0..f.clients {
+            let name = format!("lg-{run_id}-{w}");
+            let r = c
+                .patch(format!("{base}/{name}?fieldManager=loadgen"))
+                .header("Content-Type", "application/apply-patch+yaml")
+                .body(deployment(&name, f.containers, 0).to_string())
+                .send()
+                .await?;
+            if !r.status().is_success() {
+                return Err(format!("seed failed: {}", r.status()).into());
+            }
+        }
+    }
+
     // Seed objects for get/list.
-    if f.op != Op::Create {
+    if matches!(f.op, Op::Get | Op::List) {
         let c = client(&ca, &token)?;
         for i in 0..f.objects {
             let r = c
@@ -106,6 +156,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let errors = errors.clone();
         let objects = f.objects;
         let op = f.op;
+        let containers = f.containers;
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::with_capacity(100_000);
             let mut i = 0usize;
@@ -126,6 +177,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Op::List => {
                         c.get(&base)
                             .query(&[("labelSelector", "bench=loadgen")])
+                            .send()
+                            .await
+                    }
+                    Op::Update => {
+                        let name = format!("lg-{run_id}-{w}");
+                        // PUT needs the stored object's managedFields kept
+                        // out of the way: an update without them keeps the
+                        // stored ones, as kube does.
+                        c.put(format!("{base}/{name}"))
+                            .json(&deployment(&name, containers, i + 1))
+                            .send()
+                            .await
+                    }
+                    Op::Apply => {
+                        let name = format!("lg-{run_id}-{w}");
+                        c.patch(format!("{base}/{name}?fieldManager=loadgen"))
+                            .header("Content-Type", "application/apply-patch+yaml")
+                            .body(deployment(&name, containers, i + 1).to_string())
                             .send()
                             .await
                     }

@@ -268,7 +268,7 @@ mod tests {
         let mut m = Managed::new();
         for i in 0..12 {
             let mut set = Set::new();
-            set.insert(&[super::super::path::PathElement::Field(format!("f{i}"))]);
+            set.insert(&[super::super::path::PathElement::field(&format!("f{i}"))]);
             m.insert(
                 ManagerId::new(&format!("m{i:02}"), Operation::Update, "v1", ""),
                 Entry {

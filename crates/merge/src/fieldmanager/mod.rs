@@ -84,11 +84,11 @@ impl<'a> FieldManager<'a> {
             "status" => {
                 for f in ty.field_names() {
                     if !matches!(f, "status" | "metadata" | "apiVersion" | "kind") {
-                        ignored.insert(&[PathElement::Field(f.to_string())]);
+                        ignored.insert(&[PathElement::field(f)]);
                     }
                 }
             }
-            "" if has_status => ignored.insert(&[PathElement::Field("status".into())]),
+            "" if has_status => ignored.insert(&[PathElement::field("status")]),
             _ => {}
         }
         FieldManager {
@@ -256,8 +256,12 @@ impl<'a> FieldManager<'a> {
                 time,
             },
         );
+        // Pruning removes what the last apply owned and this one does not;
+        // when this apply owns all of it (the usual re-apply) nothing goes.
         let merged = match &last {
-            Some(last) if !last.is_empty() => self.prune(&merged, &managed, last),
+            Some(last) if !last.difference(&managed[id].set).is_empty() => {
+                self.prune(&merged, &managed, last)
+            }
             _ => merged,
         };
         let compare = typed::compare(live, &merged, self.ty)?.excluding(&self.ignored);
@@ -503,7 +507,7 @@ fn strip_identity(set: &Set) -> Set {
         &["metadata", "managedFields"],
         &["metadata", "resourceVersion"],
     ] {
-        let path: Vec<PathElement> = p.iter().map(|s| PathElement::Field((*s).into())).collect();
+        let path: Vec<PathElement> = p.iter().map(|s| PathElement::field(s)).collect();
         strip.insert(&path);
     }
     set.difference(&strip)

@@ -5,23 +5,30 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-/// One step of a path into an object.
+/// One step of a path into an object. Cheap to clone: field sets copy
+/// path elements a lot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum PathElement {
     /// A struct field or map key: `f:name`.
-    Field(String),
+    Field(Arc<str>),
     /// An item of a map-list, by its key fields sorted by name: `k:{...}`.
-    Key(Vec<(String, Value)>),
+    Key(Arc<[(String, Value)]>),
     /// An item of a set-list, by its value: `v:...`.
-    Value(Value),
+    Value(Arc<Value>),
     /// An item of a list without keys, by position: `i:N`.
     Index(i64),
 }
 
 impl PathElement {
+    /// The element of field `name`.
+    pub(crate) fn field(name: &str) -> PathElement {
+        PathElement::Field(name.into())
+    }
+
     fn rank(&self) -> u8 {
         match self {
             PathElement::Field(_) => 0,
@@ -37,7 +44,7 @@ impl PathElement {
             PathElement::Field(f) => format!("f:{f}"),
             PathElement::Key(k) => {
                 let mut m = Map::new();
-                for (name, v) in k {
+                for (name, v) in k.iter() {
                     m.insert(name.clone(), v.clone());
                 }
                 format!("k:{}", Value::Object(m))
@@ -54,17 +61,17 @@ impl PathElement {
             .split_once(':')
             .ok_or_else(|| format!("unknown path element prefix in {s:?}"))?;
         match prefix {
-            "f" => Ok(PathElement::Field(rest.to_string())),
+            "f" => Ok(PathElement::field(rest)),
             "k" => match serde_json::from_str::<Value>(rest) {
                 Ok(Value::Object(m)) => {
                     let mut key: Vec<(String, Value)> = m.into_iter().collect();
                     key.sort_by(|a, b| a.0.cmp(&b.0));
-                    Ok(PathElement::Key(key))
+                    Ok(PathElement::Key(key.into()))
                 }
                 _ => Err(format!("key path element is not a JSON object: {rest}")),
             },
             "v" => serde_json::from_str(rest)
-                .map(PathElement::Value)
+                .map(|v| PathElement::Value(Arc::new(v)))
                 .map_err(|e| format!("value path element: {e}")),
             "i" => rest
                 .parse()
@@ -201,7 +208,7 @@ mod tests {
         );
         assert_eq!(k.to_string(), r#"[containerPort=80,protocol="TCP"]"#);
         let v = PathElement::from_fields_key(r#"v:"kubernetes""#).unwrap();
-        assert_eq!(v, PathElement::Value(json!("kubernetes")));
+        assert_eq!(v, PathElement::Value(json!("kubernetes").into()));
         assert_eq!(v.to_string(), r#"[="kubernetes"]"#);
         assert_eq!(
             PathElement::from_fields_key("i:3").unwrap(),
@@ -215,11 +222,11 @@ mod tests {
     fn order_is_fields_keys_values_indexes() {
         let mut v = [
             PathElement::Index(0),
-            PathElement::Value(json!("a")),
-            PathElement::Key(vec![("name".into(), json!("a"))]),
-            PathElement::Field("b".into()),
-            PathElement::Field("a".into()),
-            PathElement::Value(json!(1)),
+            PathElement::Value(json!("a").into()),
+            PathElement::Key(vec![("name".into(), json!("a"))].into()),
+            PathElement::field("b"),
+            PathElement::field("a"),
+            PathElement::Value(json!(1).into()),
         ];
         v.sort();
         let keys: Vec<String> = v.iter().map(PathElement::to_fields_key).collect();

@@ -200,7 +200,7 @@ mod tests {
     use serde_json::json;
 
     fn f(s: &str) -> PathElement {
-        PathElement::Field(s.into())
+        PathElement::field(s)
     }
 
     #[test]

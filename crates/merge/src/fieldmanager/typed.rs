@@ -8,6 +8,9 @@
 //! key), `x-kubernetes-map-type`; nodes without a schema are deduced from
 //! their value (objects are granular maps, lists atomic).
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::path::PathElement;
@@ -72,7 +75,7 @@ fn item_element(
             Value::Object(_) | Value::Array(_) => {
                 Err("associative list without keys has an element that's a map type".to_string())
             }
-            v => Ok(PathElement::Value(v.clone())),
+            v => Ok(PathElement::Value(Arc::new(v.clone()))),
         },
         Some(keys) if keys.is_empty() => Ok(PathElement::Index(index as i64)),
         Some(keys) => {
@@ -90,28 +93,44 @@ fn item_element(
                 fields.push((k.clone(), v));
             }
             fields.sort_by(|a, b| a.0.cmp(&b.0));
-            Ok(PathElement::Key(fields))
+            Ok(PathElement::Key(fields.into()))
         }
     }
 }
 
-/// A list's items by path element, first occurrence wins.
-fn index_items<'v>(
-    keys: &Option<Vec<String>>,
-    items: &'v [Value],
-) -> Result<Vec<(PathElement, &'v Value)>, String> {
-    let mut out: Vec<(PathElement, &Value)> = Vec::with_capacity(items.len());
+/// A list's items in order with their path elements (first occurrence of
+/// a key wins), and an index by path element.
+struct Items<'v> {
+    order: Vec<(PathElement, &'v Value)>,
+    by_element: BTreeMap<PathElement, usize>,
+}
+
+impl<'v> Items<'v> {
+    fn get(&self, pe: &PathElement) -> Option<&'v Value> {
+        self.by_element.get(pe).map(|&i| self.order[i].1)
+    }
+}
+
+impl<'v> std::ops::Deref for Items<'v> {
+    type Target = [(PathElement, &'v Value)];
+    fn deref(&self) -> &Self::Target {
+        &self.order
+    }
+}
+
+fn index_items<'v>(keys: &Option<Vec<String>>, items: &'v [Value]) -> Result<Items<'v>, String> {
+    let mut out = Items {
+        order: Vec::with_capacity(items.len()),
+        by_element: BTreeMap::new(),
+    };
     for (i, item) in items.iter().enumerate() {
         let pe = item_element(keys, i, item)?;
-        if !out.iter().any(|(p, _)| *p == pe) {
-            out.push((pe, item));
+        if !out.by_element.contains_key(&pe) {
+            out.by_element.insert(pe.clone(), out.order.len());
+            out.order.push((pe, item));
         }
     }
     Ok(out)
-}
-
-fn lookup<'v>(items: &[(PathElement, &'v Value)], pe: &PathElement) -> Option<&'v Value> {
-    items.iter().find(|(p, _)| p == pe).map(|(_, v)| *v)
 }
 
 fn path_string(path: &[PathElement]) -> String {
@@ -137,7 +156,7 @@ fn field_set_walk(
         Node::Map(ty) => {
             if let Value::Object(m) = v {
                 for (k, val) in m {
-                    path.push(PathElement::Field(k.clone()));
+                    path.push(PathElement::field(k));
                     field_set_walk(val, ty.field(k), path, set)?;
                     if !ty.has_field(k) {
                         set.insert(path);
@@ -177,7 +196,7 @@ fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: 
             let Value::Object(m) = v else { return };
             let is_struct = mty.shape() == Shape::Struct;
             for (k, val) in m {
-                path.push(PathElement::Field(k.clone()));
+                path.push(PathElement::field(k));
                 if is_struct && !mty.has_field(k) {
                     errs.push(format!(
                         "{}: field not declared in schema",
@@ -274,7 +293,7 @@ fn compare_walk(
             let lm = l.and_then(Value::as_object);
             let rm = r.and_then(Value::as_object);
             for (k, lv) in lm.into_iter().flatten() {
-                path.push(PathElement::Field(k.clone()));
+                path.push(PathElement::field(k));
                 compare_walk(Some(lv), rm.and_then(|m| m.get(k)), ty.field(k), path, c)?;
                 path.pop();
             }
@@ -282,7 +301,7 @@ fn compare_walk(
                 if lm.is_some_and(|m| m.contains_key(k)) {
                     continue;
                 }
-                path.push(PathElement::Field(k.clone()));
+                path.push(PathElement::field(k));
                 compare_walk(None, Some(rv), ty.field(k), path, c)?;
                 path.pop();
             }
@@ -297,13 +316,13 @@ fn compare_walk(
                 &keys,
                 r.and_then(Value::as_array).map_or(&[], Vec::as_slice),
             )?;
-            for (pe, lv) in &la {
+            for (pe, lv) in la.iter() {
                 path.push(pe.clone());
-                compare_walk(Some(lv), lookup(&ra, pe), items_ty, path, c)?;
+                compare_walk(Some(lv), ra.get(pe), items_ty, path, c)?;
                 path.pop();
             }
-            for (pe, rv) in &ra {
-                if lookup(&la, pe).is_none() {
+            for (pe, rv) in ra.iter() {
+                if la.get(pe).is_none() {
                     path.push(pe.clone());
                     compare_walk(None, Some(rv), items_ty, path, c)?;
                     path.pop();
@@ -347,7 +366,7 @@ fn merge_walk(
             let rm = r.and_then(Value::as_object);
             let mut out = Map::new();
             for (k, lv) in lm.into_iter().flatten() {
-                path.push(PathElement::Field(k.clone()));
+                path.push(PathElement::field(k));
                 if let Some(v) = merge_walk(Some(lv), rm.and_then(|m| m.get(k)), ty.field(k), path)?
                 {
                     out.insert(k.clone(), v);
@@ -358,7 +377,7 @@ fn merge_walk(
                 if lm.is_some_and(|m| m.contains_key(k)) {
                     continue;
                 }
-                path.push(PathElement::Field(k.clone()));
+                path.push(PathElement::field(k));
                 if let Some(v) = merge_walk(None, Some(rv), ty.field(k), path)? {
                     out.insert(k.clone(), v);
                 }
@@ -393,7 +412,7 @@ fn merge_walk(
             // the items it names, live-only items kept where they were.
             let mut shared = ra
                 .iter()
-                .filter(|(pe, _)| lookup(&la, pe).is_some())
+                .filter(|(pe, _)| la.get(pe).is_some())
                 .map(|(pe, _)| pe.clone());
             let mut next_shared = shared.next();
             let (mut li, mut ri) = (0, 0);
@@ -407,15 +426,14 @@ fn merge_walk(
                         next_shared = shared.next();
                         continue;
                     }
-                    if lookup(&ra, lpe).is_some() && next_shared.as_ref().is_some_and(|n| n != lpe)
-                    {
+                    if ra.get(lpe).is_some() && next_shared.as_ref().is_some_and(|n| n != lpe) {
                         li += 1;
                         continue;
                     }
                 }
                 if li < la.len() {
                     let (lpe, lv) = &la[li];
-                    if lookup(&ra, lpe).is_none() {
+                    if ra.get(lpe).is_none() {
                         item(lpe, Some(lv), None, &mut out)?;
                         li += 1;
                         continue;
@@ -423,7 +441,7 @@ fn merge_walk(
                 }
                 if ri < ra.len() {
                     let (rpe, rv) = &ra[ri];
-                    item(rpe, lookup(&la, rpe), Some(rv), &mut out)?;
+                    item(rpe, la.get(rpe), Some(rv), &mut out)?;
                     ri += 1;
                     if next_shared.as_ref() == Some(rpe) {
                         next_shared = shared.next();
@@ -450,7 +468,7 @@ pub(crate) fn remove_items(v: &Value, set: &Set, ty: TypeRef<'_>) -> Value {
             };
             let mut out = Map::new();
             for (k, val) in m {
-                let pe = PathElement::Field(k.clone());
+                let pe = PathElement::field(k);
                 if set.has_member(&pe) {
                     continue;
                 }

@@ -72,14 +72,14 @@ fn remove_items_drops_members_and_emptied_maps() {
     let obj = json!({"metadata": {"labels": {"a": "1"}}, "spec": {"containers": [{"name": "a"}, {"name": "b"}]}});
     let mut set = Set::new();
     set.insert(&[
-        PathElement::Field("metadata".into()),
-        PathElement::Field("labels".into()),
-        PathElement::Field("a".into()),
+        PathElement::field("metadata"),
+        PathElement::field("labels"),
+        PathElement::field("a"),
     ]);
     set.insert(&[
-        PathElement::Field("spec".into()),
-        PathElement::Field("containers".into()),
-        PathElement::Key(vec![("name".into(), json!("a"))]),
+        PathElement::field("spec"),
+        PathElement::field("containers"),
+        PathElement::Key(vec![("name".into(), json!("a"))].into()),
     ]);
     let out = remove_items(&obj, &set, pod());
     assert_eq!(
