@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run build test lint fmt bench bench-watch catalog
+.PHONY: run build test lint fmt bench bench-watch bench-apply catalog
 
 run:
 	$(CARGO) run --release --bin keelson
@@ -31,6 +31,10 @@ bench:
 
 bench-watch:
 	bash bench/watch.sh
+
+bench-apply:
+	bash bench/apply.sh
+	$(CARGO) bench -p keelson-merge --bench apply
 
 # Regenerate crates/registry/data/catalog.json from kubernetes-validate.
 catalog:
