@@ -332,3 +332,171 @@ fn distributed_apply_paths() {
     client_side(&c);
     server_side(&c);
 }
+
+/// What a client sees on the wire: kube's Status answers of apply and
+/// strategic merge patch, apply on `/status`, and no event for a no-op.
+async fn wire(c: &Cluster) {
+    let http = c.client();
+    let cms = format!("{}/api/v1/namespaces/default/configmaps", c.url);
+    let apply = |name: &str, query: &str, body: &str| {
+        http.patch(format!("{cms}/{name}?{query}"))
+            .header("content-type", "application/apply-patch+yaml")
+            .body(body.to_string())
+            .send()
+    };
+    let status = |r: reqwest::Response| async move {
+        let code = r.status().as_u16();
+        let v: Value = r.json().await.expect("json");
+        assert_eq!(v["kind"], "Status", "{v}");
+        assert_eq!(v["code"], code, "{v}");
+        v
+    };
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: w\ndata:\n  a: \"1\"\n";
+
+    // Create by apply: 201 with uid and one Apply entry.
+    let r = apply("w", "fieldManager=wire", cm).await.expect("apply");
+    assert_eq!(r.status().as_u16(), 201);
+    let created: Value = r.json().await.expect("json");
+    assert!(created["metadata"]["uid"].is_string());
+    assert_eq!(
+        created["metadata"]["managedFields"][0]["operation"],
+        "Apply"
+    );
+
+    // Kube's refusals.
+    let v = status(apply("w", "", cm).await.expect("apply")).await;
+    assert_eq!(v["code"], 422);
+    assert_eq!(
+        v["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
+    );
+    let with_mf = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: w\n  managedFields: []\n";
+    let v = status(
+        apply("w", "fieldManager=wire", with_mf)
+            .await
+            .expect("apply"),
+    )
+    .await;
+    assert_eq!(
+        (v["code"].as_u64(), v["reason"].as_str()),
+        (Some(400), Some("BadRequest"))
+    );
+    assert_eq!(v["message"], "metadata.managedFields must be nil");
+    let wrong = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: w\n";
+    let v = status(apply("w", "fieldManager=wire", wrong).await.expect("apply")).await;
+    assert_eq!(v["message"], "invalid object type: /v1, Kind=Secret");
+    let unknown = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: w\nspec: {}\n";
+    let v = status(
+        apply("w", "fieldManager=wire", unknown)
+            .await
+            .expect("apply"),
+    )
+    .await;
+    assert_eq!(v["code"], 500);
+    assert_eq!(
+        v["message"],
+        "failed to create typed patch object (/w; /v1, Kind=ConfigMap): .spec: field not declared in schema"
+    );
+    let v = status(
+        apply("w", "fieldManager=wire", "a: [")
+            .await
+            .expect("apply"),
+    )
+    .await;
+    assert_eq!(v["code"], 400);
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("error decoding YAML: "),
+        "{v}"
+    );
+
+    // A resourceVersion in a strategic merge patch is a precondition.
+    let r = http
+        .patch(format!("{cms}/w"))
+        .header("content-type", "application/strategic-merge-patch+json")
+        .body(r#"{"metadata":{"resourceVersion":"1"},"data":{"b":"2"}}"#)
+        .send()
+        .await
+        .expect("patch");
+    let v = status(r).await;
+    assert_eq!(v["code"], 409);
+    assert_eq!(
+        v["message"],
+        "Operation cannot be fulfilled on configmaps \"w\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+
+    // A no-op apply answers 200, keeps resourceVersion, and sends no event.
+    let rv = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = apply("w", "fieldManager=wire", cm).await.expect("apply");
+    assert_eq!(r.status().as_u16(), 200);
+    let same: Value = r.json().await.expect("json");
+    assert_eq!(same["metadata"]["resourceVersion"], rv.as_str());
+    assert_eq!(
+        same["metadata"]["managedFields"],
+        created["metadata"]["managedFields"]
+    );
+    let events = http
+        .get(format!(
+            "{cms}?watch=true&resourceVersion={rv}&timeoutSeconds=1"
+        ))
+        .send()
+        .await
+        .expect("watch")
+        .text()
+        .await
+        .expect("body");
+    assert_eq!(events, "", "a no-op apply must not emit an event");
+
+    // Apply on /status: the status applier owns only status.
+    let pods = format!("{}/api/v1/namespaces/default/pods", c.url);
+    let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"sp"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
+    let r = http
+        .post(&pods)
+        .header("content-type", "application/json")
+        .body(pod)
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(r.status().as_u16(), 201);
+    let status_apply = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"sp"},"status":{"phase":"Running","message":"up"}}"#;
+    let r = http
+        .patch(format!("{pods}/sp/status?fieldManager=kubelet-ish"))
+        .header("content-type", "application/apply-patch+yaml")
+        .body(status_apply)
+        .send()
+        .await
+        .expect("apply status");
+    assert_eq!(r.status().as_u16(), 200);
+    let p: Value = r.json().await.expect("json");
+    assert_eq!(p["status"]["phase"], "Running");
+    let entry = p["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "kubelet-ish")
+        .expect("status entry")
+        .clone();
+    assert_eq!(entry["operation"], "Apply");
+    assert_eq!(entry["subresource"], "status");
+    assert_eq!(
+        entry["fieldsV1"],
+        serde_json::json!({"f:status": {"f:message": {}, "f:phase": {}}})
+    );
+}
+
+#[test]
+fn embedded_apply_on_the_wire() {
+    let c = Cluster::start(Mode::Embedded);
+    support::block_on(wire(&c));
+}
+
+#[test]
+fn distributed_apply_on_the_wire() {
+    let c = Cluster::start(Mode::Distributed);
+    support::block_on(wire(&c));
+}

@@ -30,13 +30,20 @@ pub(crate) fn set_status_from(target: &mut Value, source: &Value) {
 }
 
 /// Main-resource writes keep the stored status; `/status` writes change only
-/// the status (and carry the request's resourceVersion as precondition).
+/// the status (and carry the request's resourceVersion as precondition, and
+/// its managedFields: an apply's, or ones the client set).
 pub(crate) fn merge_subresource(cx: &Ctx<'_>, new: Value, old: &Value) -> Value {
     if cx.ri.subresource == "status" {
         let mut merged = old.clone();
         set_status_from(&mut merged, &new);
         let rv = meta_str(&new, "resourceVersion").to_string();
         keelson_apimachinery::meta::set_meta_str(&mut merged, "resourceVersion", &rv);
+        if let (Some(mf), Some(meta)) = (
+            new.pointer("/metadata/managedFields"),
+            keelson_apimachinery::meta::meta_mut(&mut merged),
+        ) {
+            meta.insert("managedFields".into(), mf.clone());
+        }
         merged
     } else {
         let mut new = new;
