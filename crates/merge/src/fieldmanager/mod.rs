@@ -541,7 +541,9 @@ fn last_applied(obj: &Value) -> Option<&str> {
 }
 
 /// kube's `lastAppliedUpdater`: a server-side apply by kubectl keeps the
-/// client-side annotation in step with what was applied.
+/// client-side annotation in step with what was applied, encoded as kube
+/// encodes unstructured objects (sorted keys, a final newline), without the
+/// annotation itself (an emptied annotations map stays, as `{}`).
 fn set_last_applied(object: &mut Value, config: &Value) {
     let mut applied = config.clone();
     if let Some(ann) = applied
@@ -549,13 +551,9 @@ fn set_last_applied(object: &mut Value, config: &Value) {
         .and_then(Value::as_object_mut)
     {
         ann.remove(LAST_APPLIED);
-        if ann.is_empty() {
-            if let Some(meta) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
-                meta.remove("annotations");
-            }
-        }
     }
-    let text = serde_json::to_string(&applied).unwrap_or_default();
+    let mut text = serde_json::to_string(&sorted(&applied)).unwrap_or_default();
+    text.push('\n');
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         let ann = meta
             .entry("annotations")
@@ -563,6 +561,24 @@ fn set_last_applied(object: &mut Value, config: &Value) {
         if let Some(ann) = ann.as_object_mut() {
             ann.insert(LAST_APPLIED.into(), Value::from(text));
         }
+    }
+}
+
+/// `v` with every map's keys sorted, as Go encodes a `map[string]any`.
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 

@@ -187,3 +187,31 @@ fn a_created_deployment_does_not_own_its_zero_structs() {
                     "f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {".": {}, "f:image": {}, "f:name": {}}}}}}})
     );
 }
+
+#[test]
+fn a_kubectl_server_side_apply_keeps_the_last_applied_annotation_in_step() {
+    let fm = cm_manager();
+    let mut live = fm.update(
+        &Value::Null,
+        cm(json!({"a": "1"})),
+        "kubectl-client-side-apply",
+        T1,
+    );
+    live["metadata"]["annotations"] = json!({LAST_APPLIED: "{\"data\":{\"a\":\"1\"}}\n"});
+    let mut config = cm(json!({"a": "2"}));
+    config["metadata"]["annotations"] = json!({});
+    // The client-side owner's field is taken over without a conflict: the
+    // live value is the last-applied one.
+    let out = fm.apply(&live, &config, "kubectl", false, T2).unwrap();
+    assert_eq!(out["data"]["a"], "2");
+    assert_eq!(
+        out["metadata"]["annotations"][LAST_APPLIED],
+        "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"2\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"c\",\"namespace\":\"d\"}}\n"
+    );
+    // Another manager name gets the conflict.
+    let e = fm.apply(&live, &config, "other", false, T2).unwrap_err();
+    assert_eq!(
+        e.message,
+        "Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using v1: .data.a"
+    );
+}
