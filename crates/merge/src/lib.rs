@@ -87,11 +87,31 @@ fn field_manager<'a>(
         .api_version
         .rsplit_once('/')
         .map_or(owner.api_version.as_str(), |(_, v)| v);
-    let has_status = snap
-        .lookup(&gr.group, version, &gr.resource)
-        .is_some_and(|r| r.has_subresource("status"));
+    let resource = snap.lookup(&gr.group, version, &gr.resource);
+    let has_status = resource.is_some_and(|r| r.has_subresource("status"));
+    let status_resets = resource.map_or(&[][..], |r| &r.strategy.status_resets_metadata);
+    let served: Vec<String> = snap
+        .resources()
+        .iter()
+        .filter(|r| r.group == gr.group && r.plural == gr.resource)
+        .map(|r| r.api_version())
+        .collect();
+    // A resource the catalog does not know (Scale) keeps every entry.
+    let versions = if served.is_empty() {
+        vec![owner.api_version.clone()]
+    } else {
+        served
+    };
     let ty = TypeRef::for_kind(snap, &owner.api_version, kind);
-    FieldManager::new(ty, &owner.api_version, kind, &owner.subresource, has_status)
+    FieldManager::with_versions(
+        ty,
+        &owner.api_version,
+        kind,
+        &owner.subresource,
+        has_status,
+        status_resets,
+        versions,
+    )
 }
 
 /// `managedFields[].time`: now, to the second, as kube writes it.

@@ -154,11 +154,26 @@ async fn apply_bodies_are_yaml_and_must_be_objects() {
     assert_eq!(err.code, 400);
     let out = patch(
         PatchType::Apply,
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  k: applied\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  n: applied\n",
     )
     .await
     .unwrap();
-    assert_eq!(out["data"]["k"], "applied");
+    assert_eq!(out["data"]["n"], "applied");
     assert_eq!(out["metadata"]["managedFields"][0]["manager"], "test");
     assert_eq!(out["metadata"]["managedFields"][0]["operation"], "Apply");
+    // The fields nobody tracked belong to kube's `before-first-apply`.
+    assert_eq!(
+        out["metadata"]["managedFields"][1]["manager"],
+        "before-first-apply"
+    );
+    let err = patch(
+        PatchType::Apply,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  k: mine\n",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Apply failed with 1 conflict: conflict with \"before-first-apply\" using v1: .data.k"
+    );
 }

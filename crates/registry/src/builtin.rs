@@ -46,8 +46,24 @@ pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>)
             GracefulDeletion::Immediate
         },
         scale: r.has_subresource("scale").then(ScalePaths::default),
+        status_resets_metadata: status_resets_metadata(group, plural)
+            .iter()
+            .map(|f| (*f).to_owned())
+            .collect(),
         selectable_fields: selectable_fields(group, plural)
             .map(|fs| fs.iter().map(|f| (*f).to_owned()).collect()),
+    }
+}
+
+/// The metadata a `/status` write cannot change: the apps workloads keep
+/// their labels, pods their deletion timestamp and owners (kube's
+/// `*StatusStrategy.PrepareForUpdate`); other status strategies reset only
+/// `spec`.
+fn status_resets_metadata(group: &str, resource: &str) -> &'static [&'static str] {
+    match (group, resource) {
+        ("apps", "deployments" | "replicasets" | "statefulsets" | "daemonsets") => &["labels"],
+        ("", "pods") => &["deletionTimestamp", "ownerReferences"],
+        _ => &[],
     }
 }
 

@@ -29,6 +29,12 @@ pub struct Strategy {
     /// Where the `scale` subresource reads and writes, if served.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale: Option<ScalePaths>,
+    /// The `metadata` fields a `/status` write keeps from the stored object
+    /// (kube's status strategies: `PrepareForUpdate` and `GetResetFields`);
+    /// a status write takes the rest of `metadata` from the request and
+    /// everything else from the stored object.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub status_resets_metadata: Vec<String>,
     /// Field selector labels beyond `metadata.name` and
     /// `metadata.namespace`; `None` when the resource has no field-label
     /// conversion of its own (a different error for unknown fields).

@@ -28,6 +28,10 @@ use typed::Comparison;
 /// The annotation kubectl's client-side apply keeps.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// The manager kube gives the fields of an object first applied to after it
+/// was written without managedFields.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
 /// What a write is recorded against: the kind's schema and the fields its
 /// managers never own.
 pub(crate) struct FieldManager<'a> {
@@ -37,6 +41,9 @@ pub(crate) struct FieldManager<'a> {
     subresource: String,
     /// kube's reset fields: what this (sub)resource's writes never change.
     ignored: Set,
+    /// The group versions the resource is served at: entries recorded at
+    /// any other version are dropped (kube cannot convert them).
+    versions: Vec<String>,
 }
 
 /// A conflict: the manager that owns the path.
@@ -72,6 +79,7 @@ impl<'a> FieldManager<'a> {
     /// The manager for writes of `kind` at `api_version` on `subresource`
     /// ("" for the resource); `has_status` when the resource has a `status`
     /// subresource (its main writes then never own `status`).
+    #[cfg(test)]
     pub(crate) fn new(
         ty: TypeRef<'a>,
         api_version: &str,
@@ -79,13 +87,41 @@ impl<'a> FieldManager<'a> {
         subresource: &str,
         has_status: bool,
     ) -> FieldManager<'a> {
+        FieldManager::with_versions(
+            ty,
+            api_version,
+            kind,
+            subresource,
+            has_status,
+            &[],
+            vec![api_version.to_string()],
+        )
+    }
+
+    /// [`FieldManager::new`] for a resource served at `versions`
+    /// (`group/version` strings) whose status writes cannot change the
+    /// `metadata` fields `status_resets`.
+    pub(crate) fn with_versions(
+        ty: TypeRef<'a>,
+        api_version: &str,
+        kind: &str,
+        subresource: &str,
+        has_status: bool,
+        status_resets: &[String],
+        versions: Vec<String>,
+    ) -> FieldManager<'a> {
         let mut ignored = Set::new();
         match subresource {
+            // A status write changes status and metadata, less what the
+            // status strategy resets (the gateway keeps the rest stored).
             "status" => {
                 for f in ty.field_names() {
                     if !matches!(f, "status" | "metadata" | "apiVersion" | "kind") {
                         ignored.insert(&[PathElement::field(f)]);
                     }
+                }
+                for f in status_resets {
+                    ignored.insert(&[PathElement::field("metadata"), PathElement::field(f)]);
                 }
             }
             "" if has_status => ignored.insert(&[PathElement::field("status")]),
@@ -97,7 +133,13 @@ impl<'a> FieldManager<'a> {
             kind: kind.to_string(),
             subresource: subresource.to_string(),
             ignored,
+            versions,
         }
+    }
+
+    /// Entries at a version the resource is not served at are dropped.
+    fn drop_unknown_versions(&self, managed: &mut Managed) {
+        managed.retain(|_, e| e.api_version.is_empty() || self.versions.contains(&e.api_version));
     }
 
     /// `new` with managedFields brought up to date for an `Update` by
@@ -105,19 +147,16 @@ impl<'a> FieldManager<'a> {
     /// managedFields itself, or clear them with `[]` or `[{}]`; a failure
     /// clears them rather than failing the write.
     pub(crate) fn update(&self, old: &Value, mut new: Value, manager: &str, now: &str) -> Value {
-        if managed::is_reset(&new) {
-            remove_managed_fields(&mut new);
-            return new;
-        }
-        let from_new = managed::decode(&new).ok();
-        let managed = match from_new {
-            Some(m) if !m.is_empty() || !self.subresource.is_empty() => Ok(m),
-            _ => managed::decode(old),
-        };
+        let managed = self.decode_live_or_new(old, &new);
         remove_managed_fields(&mut new);
         let Ok(mut managed) = managed else {
             return new;
         };
+        // kube's skipNonAppliedManager: an existing object without
+        // managedFields is not tracked until something applies to it.
+        if managed.is_empty() && !old.is_null() {
+            return new;
+        }
         let live = if old.is_null() {
             self.zero_object()
         } else {
@@ -134,6 +173,22 @@ impl<'a> FieldManager<'a> {
         new
     }
 
+    /// kube's `decodeLiveOrNew`: a subresource write always keeps the
+    /// stored managedFields; `[]`/`[{}]` resets them; otherwise the request's
+    /// own, unless it has none (clients that do not know them keep them).
+    fn decode_live_or_new(&self, old: &Value, new: &Value) -> Result<Managed, String> {
+        if !self.subresource.is_empty() {
+            return managed::decode(old);
+        }
+        if managed::is_reset(new) {
+            return Ok(Managed::new());
+        }
+        match managed::decode(new) {
+            Ok(m) if !m.is_empty() => Ok(m),
+            _ => managed::decode(old),
+        }
+    }
+
     fn record_update(
         &self,
         live: &Value,
@@ -142,6 +197,7 @@ impl<'a> FieldManager<'a> {
         manager: &str,
         now: &str,
     ) -> Result<(), String> {
+        self.drop_unknown_versions(managed);
         let compare = typed::compare(live, new, self.ty)?.excluding(&self.ignored);
         release_changed(managed, &compare, None);
         let changed = compare
@@ -195,10 +251,25 @@ impl<'a> FieldManager<'a> {
             live.clone()
         };
         remove_managed_fields(&mut live_obj);
+        self.drop_unknown_versions(&mut managed);
+        // kube's skipNonAppliedManager: the fields of an existing object
+        // nobody tracked belong to `before-first-apply`.
+        if managed.is_empty() && !live.is_null() {
+            self.record_update(
+                &self.zero_object(),
+                &live_obj,
+                &mut managed,
+                BEFORE_FIRST_APPLY,
+                now,
+            )
+            .map_err(ApiError::internal)?;
+        }
         let id = ManagerId::new(manager, Operation::Apply, "", &self.subresource);
         let attempt = self.apply_merge(&live_obj, config, &managed, &id, force);
         let (merged, next) = match attempt {
-            Err(ApplyFailure::Conflicts(conflicts)) if manager.starts_with("kubectl") && !force => {
+            // Only kubectl's own server-side apply inherits what its
+            // client-side apply owned.
+            Err(ApplyFailure::Conflicts(conflicts)) if manager == "kubectl" && !force => {
                 // kubectl's client-side apply owned these fields through
                 // the last-applied annotation: taking them over is allowed.
                 let allowed = self.allowed_from_last_applied(&live_obj);
@@ -316,6 +387,9 @@ impl<'a> FieldManager<'a> {
     fn allowed_from_last_applied(&self, live: &Value) -> Option<Set> {
         let text = last_applied(live)?;
         let last: Value = serde_json::from_str(text).ok()?;
+        if last.get("apiVersion").and_then(Value::as_str) != Some(self.api_version.as_str()) {
+            return None;
+        }
         let last_set = typed::to_field_set(&last, self.ty).ok()?;
         let compare = typed::compare(&last, live, self.ty).ok()?;
         Some(last_set.difference(&compare.modified))
@@ -331,7 +405,10 @@ impl<'a> FieldManager<'a> {
                 gvk_string(api_version, kind)
             )));
         }
-        if config.pointer("/metadata/managedFields").is_some() {
+        if config
+            .pointer("/metadata/managedFields")
+            .is_some_and(|m| !m.is_null())
+        {
             return Err(ApiError::bad_request("metadata.managedFields must be nil"));
         }
         let errs = typed::validate(config, self.ty);

@@ -197,7 +197,7 @@ fn a_kubectl_server_side_apply_keeps_the_last_applied_annotation_in_step() {
         "kubectl-client-side-apply",
         T1,
     );
-    live["metadata"]["annotations"] = json!({LAST_APPLIED: "{\"data\":{\"a\":\"1\"}}\n"});
+    live["metadata"]["annotations"] = json!({LAST_APPLIED: "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a\":\"1\"}}\n"});
     let mut config = cm(json!({"a": "2"}));
     config["metadata"]["annotations"] = json!({});
     // The client-side owner's field is taken over without a conflict: the

@@ -103,11 +103,18 @@ fn item_element(
 struct Items<'v> {
     order: Vec<(PathElement, &'v Value)>,
     by_element: BTreeMap<PathElement, usize>,
+    /// Every item of a key that appears more than once.
+    duplicates: BTreeMap<PathElement, Vec<Value>>,
 }
 
 impl<'v> Items<'v> {
     fn get(&self, pe: &PathElement) -> Option<&'v Value> {
         self.by_element.get(pe).map(|&i| self.order[i].1)
+    }
+
+    /// The items of a duplicated key, as one value.
+    fn group(&self, pe: &PathElement) -> Option<Value> {
+        self.duplicates.get(pe).map(|g| Value::Array(g.clone()))
     }
 }
 
@@ -122,12 +129,20 @@ fn index_items<'v>(keys: &Option<Vec<String>>, items: &'v [Value]) -> Result<Ite
     let mut out = Items {
         order: Vec::with_capacity(items.len()),
         by_element: BTreeMap::new(),
+        duplicates: BTreeMap::new(),
     };
     for (i, item) in items.iter().enumerate() {
         let pe = item_element(keys, i, item)?;
-        if !out.by_element.contains_key(&pe) {
-            out.by_element.insert(pe.clone(), out.order.len());
-            out.order.push((pe, item));
+        match out.by_element.get(&pe) {
+            Some(&first) => out
+                .duplicates
+                .entry(pe)
+                .or_insert_with(|| vec![out.order[first].1.clone()])
+                .push(item.clone()),
+            None => {
+                out.by_element.insert(pe.clone(), out.order.len());
+                out.order.push((pe, item));
+            }
         }
     }
     Ok(out)
@@ -138,7 +153,9 @@ fn path_string(path: &[PathElement]) -> String {
 }
 
 /// The set of fields `v` specifies (`ToFieldSet`): every leaf, every list
-/// item, every key of a map (not the declared fields of a struct).
+/// item, every key of a map, and every field whose value is `null` or an
+/// empty map (not the other declared fields of a struct). An item whose key
+/// appears more than once is owned as a whole, without its fields.
 pub(crate) fn to_field_set(v: &Value, ty: TypeRef<'_>) -> Result<Set, String> {
     let mut set = Set::new();
     field_set_walk(v, ty, &mut Vec::new(), &mut set)?;
@@ -158,7 +175,8 @@ fn field_set_walk(
                 for (k, val) in m {
                     path.push(PathElement::field(k));
                     field_set_walk(val, ty.field(k), path, set)?;
-                    if !ty.has_field(k) {
+                    let empty = val.is_null() || val.as_object().is_some_and(Map::is_empty);
+                    if empty || !ty.has_field(k) {
                         set.insert(path);
                     }
                     path.pop();
@@ -167,11 +185,20 @@ fn field_set_walk(
         }
         Node::List(items_ty, keys) => {
             if let Value::Array(items) = v {
+                let mut elements = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
-                    let pe = item_element(&keys, i, item)
-                        .map_err(|e| format!("{}: {e}", path_string(path)))?;
+                    elements.push(
+                        item_element(&keys, i, item)
+                            .map_err(|e| format!("{}: {e}", path_string(path)))?,
+                    );
+                }
+                let duplicated = duplicated(&elements);
+                for (pe, item) in elements.into_iter().zip(items) {
+                    let dup = duplicated.contains(&pe);
                     path.push(pe);
-                    field_set_walk(item, items_ty, path, set)?;
+                    if !dup {
+                        field_set_walk(item, items_ty, path, set)?;
+                    }
                     set.insert(path);
                     path.pop();
                 }
@@ -179,6 +206,18 @@ fn field_set_walk(
         }
     }
     Ok(())
+}
+
+/// The path elements that appear more than once.
+fn duplicated(elements: &[PathElement]) -> std::collections::BTreeSet<PathElement> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut dups = std::collections::BTreeSet::new();
+    for pe in elements {
+        if !seen.insert(pe) {
+            dups.insert(pe.clone());
+        }
+    }
+    dups
 }
 
 /// The schema errors of an applied configuration, as structured-merge-diff
@@ -198,13 +237,15 @@ fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: 
             for (k, val) in m {
                 path.push(PathElement::field(k));
                 if is_struct && !mty.has_field(k) {
+                    // structured-merge-diff stops at the first one.
                     errs.push(format!(
                         "{}: field not declared in schema",
                         path_string(path)
                     ));
-                } else {
-                    validate_walk(val, mty.field(k), path, errs);
+                    path.pop();
+                    break;
                 }
+                validate_walk(val, mty.field(k), path, errs);
                 path.pop();
             }
         }
@@ -318,13 +359,24 @@ fn compare_walk(
             )?;
             for (pe, lv) in la.iter() {
                 path.push(pe.clone());
-                compare_walk(Some(lv), ra.get(pe), items_ty, path, c)?;
+                if la.duplicates.contains_key(pe) || ra.duplicates.contains_key(pe) {
+                    // Items of a duplicated key compare as one leaf.
+                    let l = la.group(pe).unwrap_or_else(|| (*lv).clone());
+                    let r = ra.group(pe).or_else(|| ra.get(pe).cloned());
+                    leaf_rule(Some(&l), r.as_ref(), path, c);
+                } else {
+                    compare_walk(Some(lv), ra.get(pe), items_ty, path, c)?;
+                }
                 path.pop();
             }
             for (pe, rv) in ra.iter() {
                 if la.get(pe).is_none() {
                     path.push(pe.clone());
-                    compare_walk(None, Some(rv), items_ty, path, c)?;
+                    if ra.duplicates.contains_key(pe) {
+                        c.added.insert(path);
+                    } else {
+                        compare_walk(None, Some(rv), items_ty, path, c)?;
+                    }
                     path.pop();
                 }
             }
@@ -402,6 +454,20 @@ fn merge_walk(
                             rv: Option<&Value>,
                             out: &mut Vec<Value>|
              -> Result<(), String> {
+                // A duplicated key merges as one leaf: the configuration's
+                // items if it names the key, else every live item.
+                let group = match rv {
+                    Some(_) => ra.duplicates.get(pe),
+                    None => la.duplicates.get(pe),
+                };
+                if let Some(group) = group {
+                    out.extend(group.iter().cloned());
+                    return Ok(());
+                }
+                if lv.is_some() && rv.is_some() && la.duplicates.contains_key(pe) {
+                    out.extend(rv.cloned());
+                    return Ok(());
+                }
                 path.push(pe.clone());
                 let merged = merge_walk(lv, rv, items_ty, path)?;
                 path.pop();

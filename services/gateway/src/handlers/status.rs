@@ -2,7 +2,6 @@
 //! empty status (`Pending` for pods), a main-resource write keeps the stored
 //! status, and a `/status` write changes only the status.
 
-use keelson_apimachinery::meta::meta_str;
 use serde_json::Value;
 
 use super::Ctx;
@@ -29,20 +28,32 @@ pub(crate) fn set_status_from(target: &mut Value, source: &Value) {
     }
 }
 
-/// Main-resource writes keep the stored status; `/status` writes change only
-/// the status (and carry the request's resourceVersion as precondition, and
-/// its managedFields: an apply's, or ones the client set).
+/// Main-resource writes keep the stored status; `/status` writes change the
+/// status and the request's metadata (with its resourceVersion as
+/// precondition, and an apply's managedFields) except what the resource's
+/// status strategy resets, and keep everything else stored.
 pub(crate) fn merge_subresource(cx: &Ctx<'_>, new: Value, old: &Value) -> Value {
     if cx.ri.subresource == "status" {
         let mut merged = old.clone();
         set_status_from(&mut merged, &new);
-        let rv = meta_str(&new, "resourceVersion").to_string();
-        keelson_apimachinery::meta::set_meta_str(&mut merged, "resourceVersion", &rv);
-        if let (Some(mf), Some(meta)) = (
-            new.pointer("/metadata/managedFields"),
-            keelson_apimachinery::meta::meta_mut(&mut merged),
-        ) {
-            meta.insert("managedFields".into(), mf.clone());
+        let mut meta = new
+            .get("metadata")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        if let (Some(meta), stored) = (meta.as_object_mut(), old.get("metadata")) {
+            for field in &cx.info.strategy.status_resets_metadata {
+                match stored.and_then(|m| m.get(field)) {
+                    Some(v) => {
+                        meta.insert(field.clone(), v.clone());
+                    }
+                    None => {
+                        meta.remove(field);
+                    }
+                }
+            }
+        }
+        if let Some(m) = merged.as_object_mut() {
+            m.insert("metadata".into(), meta);
         }
         merged
     } else {
