@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run build test lint fmt bench bench-watch bench-apply catalog
+.PHONY: run build test lint fmt bench bench-watch bench-apply catalog protobuf
 
 run:
 	$(CARGO) run --release --bin keelson
@@ -39,3 +39,7 @@ bench-apply:
 # Regenerate crates/registry/data/catalog.json from kubernetes-validate.
 catalog:
 	bash xtask/gen-catalog.sh
+
+# Regenerate crates/codec/data/protobuf.json (k8s-pb, the catalog, kubectl 1.33).
+protobuf:
+	$(CARGO) run -q -p xtask -- gen-protobuf

@@ -164,7 +164,7 @@ fn client_side(c: &Cluster) {
 
     // Strategic merge patches: Service ports merge on `port`, ConfigMap
     // data merges keys, labels by `kubectl label`.
-    // (kubectl's `create service` sends Protobuf, not served yet.)
+    // (`kubectl create service`, which sends Protobuf, is in protobuf.rs.)
     c.ok_stdin(
         &["create", "-f", "-"],
         "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\nspec:\n  ports:\n  - {name: http, port: 80, targetPort: 8080}\n",

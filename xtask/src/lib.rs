@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod normalize;
+pub mod protobuf;
 mod table;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -1,4 +1,5 @@
 //! `cargo run -p xtask -- gen-catalog --definitions <_definitions.json>`
+//! `cargo run -p xtask -- gen-protobuf`
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -27,6 +28,26 @@ enum Command {
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/registry/data/catalog.json"))]
         out: PathBuf,
     },
+    /// Generate crates/codec/data/protobuf.json (the Protobuf message
+    /// schemas of every built-in kind).
+    GenProtobuf {
+        /// The `k8s-pb` crate's `src` directory (default: the version
+        /// Cargo.lock pins, in the cargo registry).
+        #[arg(long)]
+        k8s_pb: Option<PathBuf>,
+        /// A Go binary built from k8s.io/api, for Go pointer facts.
+        #[arg(long, default_value = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33")]
+        go_binary: PathBuf,
+        /// The catalog (JSON names, required fields, kinds).
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/registry/data/catalog.json"))]
+        catalog: PathBuf,
+        /// Go facts of the packages the Go binary does not link.
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/protobuf-go.yaml"))]
+        overrides: PathBuf,
+        /// Where to write the data.
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/codec/data/protobuf.json"))]
+        out: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -52,5 +73,44 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::GenProtobuf {
+            k8s_pb,
+            go_binary,
+            catalog,
+            overrides,
+            out,
+        } => {
+            use xtask::protobuf::{gen_protobuf_file, locate_k8s_pb, Inputs};
+            let workspace = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+            let src = match k8s_pb.map_or_else(|| locate_k8s_pb(&workspace), Ok) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("gen-protobuf: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let inputs = Inputs {
+                k8s_pb_src: &src,
+                catalog: &catalog,
+                go_binary: &go_binary,
+                overrides: &overrides,
+            };
+            match gen_protobuf_file(&inputs, &out) {
+                Ok(stats) => {
+                    println!(
+                        "wrote {}: {} kinds, {} messages, {} bytes",
+                        out.display(),
+                        stats.kinds,
+                        stats.messages,
+                        stats.bytes
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("gen-protobuf: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }

@@ -20,8 +20,8 @@ pub use store::{
     ListStream, StoreApi, UpdateOptions,
 };
 pub use watch_cache::{
-    CacheEvent, CacheEventStream, CacheList, CacheListRequest, CacheWatchRequest, ListRevision,
-    WatchCacheApi, WatchStart,
+    CacheEvent, CacheEventStream, CacheList, CacheListRequest, CacheWatchRequest, IncludeObject,
+    ListRevision, WatchCacheApi, WatchStart,
 };
 
 pub use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey, StatusReason};

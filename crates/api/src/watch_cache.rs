@@ -13,6 +13,8 @@ use futures::stream::BoxStream;
 use keelson_apimachinery::{ApiResult, GroupResource};
 use keelson_codec::{encode_event, object_of_event, EventType, Format};
 
+pub use keelson_codec::IncludeObject;
+
 // Which state a list reads and where a watch starts are the options'
 // resourceVersion tables' answers, defined beside them.
 pub use keelson_apimachinery::options::{ListRevision, WatchStart};
@@ -74,6 +76,12 @@ pub struct CacheWatchRequest {
     pub bookmark_interval_ms: u64,
     /// The format of the events.
     pub format: Format,
+    /// For a `Table` format: what each row carries (`includeObject`). The
+    /// events' tables have no column definitions (kube's `noHeaders`, as
+    /// every event of a Table watch after the first): they are shared by
+    /// every watcher; the first event of each watch gets them spliced in
+    /// (`keelson_codec::table::with_headers`).
+    pub include_object: IncludeObject,
 }
 
 /// One event of a cached watch, already filtered by the request's

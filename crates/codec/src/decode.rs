@@ -40,7 +40,7 @@ pub fn decode_object(encoding: Encoding, body: &[u8], kind: &str) -> Result<Valu
                 summary(body)
             ))
         }),
-        Encoding::Protobuf => crate::protobuf::decode(body),
+        Encoding::Protobuf => crate::protobuf::decode_request(body, kind),
         Encoding::Cbor => Err(ApiError::unsupported_media_type(
             crate::negotiate::UNSUPPORTED_MEDIA_TYPE,
         )),

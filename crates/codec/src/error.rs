@@ -23,6 +23,13 @@ pub enum CodecError {
     /// A length-delimited frame is longer than the limit.
     #[error("a frame of {len} bytes exceeds the limit of {limit} bytes")]
     FrameTooLarge { len: usize, limit: usize },
+    /// The object cannot be shown as the target asks (a list as
+    /// `PartialObjectMetadata`, an object as a list): kube's `406` message.
+    #[error("{0}")]
+    NotAcceptable(String),
+    /// The object cannot be written as Kubernetes Protobuf.
+    #[error("{0}")]
+    Protobuf(#[from] crate::protobuf::EncodeError),
 }
 
 impl From<CodecError> for ApiError {
@@ -30,6 +37,11 @@ impl From<CodecError> for ApiError {
     fn from(e: CodecError) -> ApiError {
         match e {
             CodecError::NotServed(_) => ApiError::not_acceptable(crate::negotiate::NOT_ACCEPTABLE),
+            CodecError::NotAcceptable(message) => ApiError::not_acceptable(message),
+            // kube's errNotMarshalable (a kind without a Protobuf message).
+            CodecError::Protobuf(e @ crate::protobuf::EncodeError::NotMarshalable(_)) => {
+                ApiError::not_acceptable(e.to_string())
+            }
             other => ApiError::internal(other.to_string()),
         }
     }

@@ -105,10 +105,11 @@ impl Target {
     }
 
     /// The target named by the `as`, `g` and `v` parameters of a media
-    /// range; `None` when they name nothing Kubernetes serves.
+    /// range; `None` when they name nothing Kubernetes serves (any of them
+    /// without a known `as` is such a conversion, as in kube).
     pub fn from_params(as_: Option<&str>, g: Option<&str>, v: Option<&str>) -> Option<Target> {
         let Some(as_) = as_ else {
-            return Some(Target::Object);
+            return (g.is_none() && v.is_none()).then_some(Target::Object);
         };
         if g != Some("meta.k8s.io") {
             return None;
@@ -247,6 +248,8 @@ mod tests {
         assert_eq!(t(Some("Table"), Some("meta.k8s.io"), Some("v2")), None);
         assert_eq!(t(Some("Table"), Some("meta.k8s.io"), None), None);
         assert_eq!(t(Some("Pod"), Some("meta.k8s.io"), Some("v1")), None);
+        assert_eq!(t(None, Some("meta.k8s.io"), Some("v1")), None);
+        assert_eq!(t(None, None, Some("v1")), None);
     }
 
     #[test]

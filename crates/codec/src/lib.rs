@@ -12,11 +12,15 @@
 //! - [`serializer`]: the serializer table, one [`SerializerInfo`] per media
 //!   type with its encoder and stream framer.
 //! - [`decode`]: request bodies (JSON, YAML, Kubernetes Protobuf) to objects.
+//! - [`protobuf`]: the data-driven JSON ⇄ Kubernetes Protobuf transcoder
+//!   (objects, lists, watch events) for every built-in kind.
 //! - [`framer`]: stream framers (JSON lines, length-delimited Protobuf).
 //! - [`watch`]: watch event frames (`{"type":"ADDED","object":...}\n`).
 //! - [`list`]: lists written as head, streamed items and tail.
 //! - [`target`]: conversions of an object to another target
-//!   (`PartialObjectMetadata`).
+//!   (`PartialObjectMetadata`, `Table`).
+//! - [`table`]: server-side printing: kube's printers, Table and
+//!   PartialObjectMetadata views of objects and lists.
 #![forbid(unsafe_code)]
 
 pub mod decode;
@@ -26,8 +30,9 @@ pub mod framer;
 pub mod list;
 pub mod media;
 pub mod negotiate;
-mod protobuf;
+pub mod protobuf;
 pub mod serializer;
+pub mod table;
 pub mod target;
 pub mod watch;
 
@@ -37,5 +42,8 @@ pub use framer::Framer;
 pub use list::ListEncoder;
 pub use media::{media_type, parse_accept, MediaRange};
 pub use negotiate::{negotiate_input, negotiate_output};
-pub use serializer::{encode, serializer, SerializerInfo, StreamSerializerInfo, SERIALIZERS};
+pub use serializer::{
+    encode, encode_with, serializer, SerializerInfo, StreamSerializerInfo, SERIALIZERS,
+};
+pub use table::{IncludeObject, TableOptions};
 pub use watch::{encode_event, encode_event_value, object_of_event, EventType};

@@ -4,6 +4,12 @@
 //! by commas; the tail is `]}` — the bytes `serde_json` would write for the
 //! whole list. Encodings that cannot be streamed (YAML) collect the items
 //! and write the whole list at the end.
+//!
+//! A `PartialObjectMetadataList` streams the same way around the items'
+//! `PartialObjectMetadata`s (`"items": null` when empty, as kube builds that
+//! list anew); a `Table` streams one row per item, printed as it arrives
+//! (`crate::table`). A list asked for as `PartialObjectMetadata` is kube's
+//! `406`.
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
@@ -11,18 +17,25 @@ use serde_json::Value;
 use crate::error::CodecError;
 use crate::format::{Encoding, Format, Target};
 use crate::serializer::encode;
+use crate::table::{self, Rows, TableOptions, Time};
 
 /// Frames of a streamed list are cut at about this size.
 pub const FRAME_BYTES: usize = 64 * 1024;
 
 /// The format list items are asked for when a list is written in
 /// `format`: the list's own, or JSON when the list is converted whole
-/// (YAML).
+/// (YAML); the objects themselves for a Table (its rows are printed from
+/// them), `PartialObjectMetadata`s for a `PartialObjectMetadataList`.
 pub fn item_format(format: Format) -> Format {
-    match format.encoding {
-        Encoding::Yaml => Format::JSON,
-        _ => format,
-    }
+    let encoding = match format.encoding {
+        Encoding::Yaml => Encoding::Json,
+        e => e,
+    };
+    let target = match format.target {
+        Target::PartialObjectMetadataList(v) => Target::PartialObjectMetadata(v),
+        _ => Target::Object,
+    };
+    Format { encoding, target }
 }
 
 /// Writes one list response: [`ListEncoder::push`] each item (encoded in
@@ -34,20 +47,162 @@ pub struct ListEncoder {
     inner: Inner,
 }
 
-#[derive(Debug)]
 enum Inner {
     /// JSON: the bytes not yet cut into a frame, and how many items were
     /// written.
     Stream { buf: BytesMut, count: usize },
-    /// Not streamable: the head and the items, written at the end.
-    Whole { head: Value, items: Vec<Value> },
+    /// JSON, a `PartialObjectMetadataList` or a `Table`: the head ends with
+    /// the key of the items (`"items":` / `"rows":`); the array opens with
+    /// the first item, and an empty one is `null` when `null_when_empty`.
+    /// A Table prints each item into a row.
+    Lazy {
+        buf: BytesMut,
+        count: usize,
+        null_when_empty: bool,
+        rows: Option<Rows>,
+    },
+    /// Not streamable: the head and the items, written at the end (a Table's
+    /// rows are printed from the items then).
+    Whole {
+        head: Value,
+        items: Vec<Value>,
+        rows: Option<Rows>,
+        null_when_empty: bool,
+    },
+    /// Kubernetes Protobuf: the items' messages, sized before the list's
+    /// envelope is written (`crate::protobuf::ListWriter`).
+    Protobuf(crate::protobuf::ListWriter),
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Inner::Stream { count, .. } => f.debug_struct("Stream").field("count", count).finish(),
+            Inner::Lazy { count, .. } => f.debug_struct("Lazy").field("count", count).finish(),
+            Inner::Whole { items, .. } => f
+                .debug_struct("Whole")
+                .field("items", &items.len())
+                .finish(),
+            Inner::Protobuf(w) => f.debug_struct("Protobuf").field("items", &w.len()).finish(),
+        }
+    }
+}
+
+/// A list shown as another target: its head, the key its items go under,
+/// a Table's printer, and whether no items is `null`.
+struct Converted {
+    head: Value,
+    key: &'static str,
+    rows: Option<Rows>,
+    null_when_empty: bool,
+}
+
+/// The head for a target other than the object: a
+/// `PartialObjectMetadataList` head, or a Table head with its printer.
+/// `None` for the list itself.
+fn converted_head(
+    format: Format,
+    head: &Value,
+    opts: &TableOptions,
+    now: Time,
+) -> Result<Option<Converted>, CodecError> {
+    let s = |k: &str| head.get(k).and_then(Value::as_str).unwrap_or("");
+    let metadata = head
+        .get("metadata")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    match format.target {
+        Target::Object => Ok(None),
+        Target::PartialObjectMetadata(_) => Err(CodecError::NotAcceptable(format!(
+            "you requested PartialObjectMetadata, but the requested object is a list ({})",
+            table::go_type(s("apiVersion"), s("kind"))
+        ))),
+        Target::PartialObjectMetadataList(v) => {
+            let mut m = serde_json::Map::new();
+            m.insert("kind".into(), Value::from("PartialObjectMetadataList"));
+            m.insert("apiVersion".into(), Value::from(v.api_version()));
+            m.insert("metadata".into(), metadata);
+            Ok(Some(Converted {
+                head: Value::Object(m),
+                key: "items",
+                rows: None,
+                null_when_empty: true,
+            }))
+        }
+        Target::Table(v) => {
+            if !matches!(format.encoding, Encoding::Json | Encoding::Yaml) {
+                return Err(CodecError::NotServed(format));
+            }
+            let kind = s("kind");
+            let item_kind = kind.strip_suffix("List").unwrap_or(kind);
+            let rows = Rows::new(v, s("apiVersion"), item_kind, opts, now);
+            Ok(Some(Converted {
+                head: Value::Object(rows.head(metadata, opts.no_headers)),
+                key: "rows",
+                null_when_empty: rows.null_when_empty(),
+                rows: Some(rows),
+            }))
+        }
+    }
+}
+
+/// `head` without its closing brace, then `,"<key>":` (the item array
+/// follows).
+fn open_head(head: &Value, key: &str) -> Result<Vec<u8>, CodecError> {
+    let mut first = serde_json::to_vec(head)?;
+    // Re-open the head object to append the items.
+    if first.pop() != Some(b'}') {
+        return Err(CodecError::Shape("a list head is not a map"));
+    }
+    if first.len() > 1 {
+        first.push(b',');
+    }
+    first.push(b'"');
+    first.extend_from_slice(key.as_bytes());
+    first.extend_from_slice(b"\":");
+    Ok(first)
 }
 
 impl ListEncoder {
     /// A list in `format` with `head` (`kind`, `apiVersion`, `metadata`).
     pub fn new(format: Format, head: &Value) -> Result<ListEncoder, CodecError> {
-        if format.target != Target::Object {
-            return Err(CodecError::NotServed(format));
+        Self::with_options(format, head, &TableOptions::default(), table::time::now())
+    }
+
+    /// A list in `format` with `head`; a Table's rows printed at `now`
+    /// with the request's `opts`.
+    pub fn with_options(
+        format: Format,
+        head: &Value,
+        opts: &TableOptions,
+        now: Time,
+    ) -> Result<ListEncoder, CodecError> {
+        if !head.is_object() {
+            return Err(CodecError::Shape("a list head is not a map"));
+        }
+        if let Some(Converted {
+            head,
+            key,
+            rows,
+            null_when_empty,
+        }) = converted_head(format, head, opts, now)?
+        {
+            let inner = match format.encoding {
+                Encoding::Json => Inner::Lazy {
+                    buf: BytesMut::from(&open_head(&head, key)?[..]),
+                    count: 0,
+                    null_when_empty,
+                    rows,
+                },
+                Encoding::Yaml => Inner::Whole {
+                    head,
+                    items: Vec::new(),
+                    rows,
+                    null_when_empty,
+                },
+                Encoding::Protobuf | Encoding::Cbor => return Err(CodecError::NotServed(format)),
+            };
+            return Ok(ListEncoder { format, inner });
         }
         let inner = match format.encoding {
             Encoding::Json => {
@@ -68,8 +223,11 @@ impl ListEncoder {
             Encoding::Yaml => Inner::Whole {
                 head: head.clone(),
                 items: Vec::new(),
+                rows: None,
+                null_when_empty: false,
             },
-            Encoding::Protobuf | Encoding::Cbor => return Err(CodecError::NotServed(format)),
+            Encoding::Protobuf => Inner::Protobuf(crate::protobuf::ListWriter::new(head)?),
+            Encoding::Cbor => return Err(CodecError::NotServed(format)),
         };
         Ok(ListEncoder { format, inner })
     }
@@ -87,7 +245,29 @@ impl ListEncoder {
     /// Whether frames come out as items are pushed; when not, the whole
     /// list comes out of [`ListEncoder::finish`].
     pub fn streams(&self) -> bool {
-        matches!(self.inner, Inner::Stream { .. })
+        matches!(self.inner, Inner::Stream { .. } | Inner::Lazy { .. })
+    }
+
+    /// [`ListEncoder::push`] for an item already in shared bytes: a
+    /// Protobuf list keeps it as it is (no copy) until
+    /// [`ListEncoder::finish_frames`].
+    pub fn push_shared(&mut self, item: Bytes) -> Result<Option<Bytes>, CodecError> {
+        match &mut self.inner {
+            Inner::Protobuf(w) => {
+                w.push(item);
+                Ok(None)
+            }
+            _ => self.push(&item),
+        }
+    }
+
+    /// The last frames: [`ListEncoder::finish`] as one or more frames (a
+    /// Protobuf list is written here whole, its items not copied).
+    pub fn finish_frames(self) -> Result<Vec<Bytes>, CodecError> {
+        match self.inner {
+            Inner::Protobuf(w) => Ok(w.finish(FRAME_BYTES)),
+            _ => Ok(vec![self.finish()?]),
+        }
     }
 
     /// Add one item (a list item: no `kind` and `apiVersion`); a frame to
@@ -102,8 +282,26 @@ impl ListEncoder {
                 buf.put_slice(item);
                 Ok((buf.len() >= FRAME_BYTES).then(|| buf.split().freeze()))
             }
+            Inner::Lazy {
+                buf, count, rows, ..
+            } => {
+                buf.put_u8(if *count == 0 { b'[' } else { b',' });
+                *count += 1;
+                match rows {
+                    Some(rows) => {
+                        let row = rows.row(&serde_json::from_slice(item)?);
+                        serde_json::to_writer((&mut *buf).writer(), &row)?;
+                    }
+                    None => buf.put_slice(item),
+                }
+                Ok((buf.len() >= FRAME_BYTES).then(|| buf.split().freeze()))
+            }
             Inner::Whole { items, .. } => {
                 items.push(serde_json::from_slice(item)?);
+                Ok(None)
+            }
+            Inner::Protobuf(w) => {
+                w.push(Bytes::copy_from_slice(item));
                 Ok(None)
             }
         }
@@ -116,12 +314,40 @@ impl ListEncoder {
                 buf.put_slice(b"]}");
                 Ok(buf.freeze())
             }
-            Inner::Whole { mut head, items } => {
-                if let Some(map) = head.as_object_mut() {
-                    map.insert("items".into(), Value::Array(items));
-                }
-                encode(self.format, &head)
+            Inner::Lazy {
+                mut buf,
+                count,
+                null_when_empty,
+                ..
+            } => {
+                buf.put_slice(match (count, null_when_empty) {
+                    (0, true) => b"null}",
+                    (0, false) => b"[]}",
+                    _ => b"]}",
+                });
+                Ok(buf.freeze())
             }
+            Inner::Whole {
+                mut head,
+                items,
+                rows,
+                null_when_empty,
+            } => {
+                let (key, items) = match &rows {
+                    Some(rows) => ("rows", items.iter().map(|i| rows.row(i)).collect()),
+                    None => ("items", items),
+                };
+                let items = if items.is_empty() && null_when_empty {
+                    Value::Null
+                } else {
+                    Value::Array(items)
+                };
+                if let Some(map) = head.as_object_mut() {
+                    map.insert(key.into(), items);
+                }
+                encode(Format::object(self.format.encoding), &head)
+            }
+            Inner::Protobuf(w) => Ok(Bytes::from(w.finish(FRAME_BYTES).concat())),
         }
     }
 }
@@ -201,13 +427,140 @@ mod tests {
         );
     }
 
+    fn at(encoding: Encoding, target: Target) -> Format {
+        Format { encoding, target }
+    }
+
+    fn pod_head() -> Value {
+        json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "9", "continue": "c", "remainingItemCount": 3}})
+    }
+
+    fn pod_item(name: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({"metadata": {"name": name, "namespace": "ns"}, "spec": {"containers": [{"name": "c"}]}, "status": {"phase": "Running"}})).unwrap()
+    }
+
+    fn all(mut enc: ListEncoder, items: &[Vec<u8>]) -> Value {
+        let mut out = Vec::new();
+        for i in items {
+            if let Some(f) = enc.push(i).unwrap() {
+                out.extend_from_slice(&f);
+            }
+        }
+        out.extend_from_slice(&enc.finish().unwrap());
+        match enc_yaml(&out) {
+            Some(v) => v,
+            None => serde_json::from_slice(&out).unwrap(),
+        }
+    }
+
+    fn enc_yaml(out: &[u8]) -> Option<Value> {
+        (out.first() != Some(&b'{')).then(|| serde_yaml::from_slice(out).unwrap())
+    }
+
+    #[test]
+    fn tables_stream_a_row_per_item() {
+        use crate::format::MetaVersion;
+        let table = at(Encoding::Json, Target::Table(MetaVersion::V1));
+        assert_eq!(item_format(table), Format::JSON);
+        let enc = ListEncoder::new(table, &pod_head()).unwrap();
+        assert!(enc.streams());
+        let t = all(enc, &[pod_item("a"), pod_item("b")]);
+        assert_eq!(t["kind"], "Table");
+        assert_eq!(t["apiVersion"], "meta.k8s.io/v1");
+        assert_eq!(t["metadata"], pod_head()["metadata"]);
+        assert_eq!(t["columnDefinitions"].as_array().unwrap().len(), 9);
+        assert_eq!(t["rows"][1]["cells"][0], "b");
+        assert_eq!(t["rows"][1]["object"]["kind"], "PartialObjectMetadata");
+        assert_eq!(t["rows"][1]["object"]["metadata"]["namespace"], "ns");
+        // Empty: the printers' [] and the default table's null.
+        let empty = all(ListEncoder::new(table, &pod_head()).unwrap(), &[]);
+        assert_eq!(empty["rows"], json!([]));
+        let roles = json!({"kind": "RoleList", "apiVersion": "rbac.authorization.k8s.io/v1", "metadata": {"resourceVersion": "1"}});
+        let empty = all(ListEncoder::new(table, &roles).unwrap(), &[]);
+        assert_eq!(empty["rows"], Value::Null);
+        // Whole object rows, no headers, YAML.
+        let opts = TableOptions {
+            include_object: crate::table::IncludeObject::Object,
+            no_headers: true,
+        };
+        let enc = ListEncoder::with_options(table, &pod_head(), &opts, crate::table::time::now())
+            .unwrap();
+        let t = all(enc, &[pod_item("a")]);
+        assert_eq!(t["columnDefinitions"], Value::Null);
+        assert_eq!(t["rows"][0]["object"]["kind"], "Pod");
+        assert_eq!(t["rows"][0]["object"]["apiVersion"], "v1");
+        let yaml = at(Encoding::Yaml, Target::Table(MetaVersion::V1beta1));
+        let enc = ListEncoder::new(yaml, &pod_head()).unwrap();
+        assert!(!enc.streams());
+        let t = all(enc, &[pod_item("a")]);
+        assert_eq!(t["apiVersion"], "meta.k8s.io/v1beta1");
+        assert_eq!(t["rows"][0]["cells"][2], "Running");
+        assert!(ListEncoder::new(
+            at(Encoding::Protobuf, Target::Table(MetaVersion::V1)),
+            &pod_head()
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn metadata_lists() {
+        use crate::format::MetaVersion;
+        let pom_list = at(
+            Encoding::Json,
+            Target::PartialObjectMetadataList(MetaVersion::V1),
+        );
+        assert_eq!(
+            item_format(pom_list),
+            at(
+                Encoding::Json,
+                Target::PartialObjectMetadata(MetaVersion::V1)
+            )
+        );
+        let item = br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}"#;
+        let mut enc = ListEncoder::new(pom_list, &pod_head()).unwrap();
+        assert_eq!(enc.push(item).unwrap(), None);
+        let out = enc.finish().unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9","continue":"c","remainingItemCount":3},"items":[{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}]}"#
+        );
+        let empty = ListEncoder::new(pom_list, &pod_head())
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert!(empty.ends_with(br#","items":null}"#), "{empty:?}");
+        let yaml = at(
+            Encoding::Yaml,
+            Target::PartialObjectMetadataList(MetaVersion::V1beta1),
+        );
+        let v = all(
+            ListEncoder::new(yaml, &pod_head()).unwrap(),
+            &[item.to_vec()],
+        );
+        assert_eq!(v["kind"], "PartialObjectMetadataList");
+        assert_eq!(v["apiVersion"], "meta.k8s.io/v1beta1");
+        assert_eq!(v["items"][0]["metadata"]["name"], "a");
+        let e = ListEncoder::new(
+            at(
+                Encoding::Json,
+                Target::PartialObjectMetadata(MetaVersion::V1),
+            ),
+            &pod_head(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "you requested PartialObjectMetadata, but the requested object is a list (*core.PodList)"
+        );
+    }
+
     #[test]
     fn odd_heads_and_unserved_formats() {
         let mut enc = ListEncoder::new(Format::JSON, &json!({})).unwrap();
         enc.push(b"{}").unwrap();
         assert_eq!(&enc.finish().unwrap()[..], br#"{"items":[{}]}"#);
         assert!(ListEncoder::new(Format::JSON, &json!([])).is_err());
-        assert!(ListEncoder::new(Format::object(Encoding::Protobuf), &head()).is_err());
+        assert!(ListEncoder::new(Format::object(Encoding::Cbor), &head()).is_err());
         let mut yaml = ListEncoder::new(Format::YAML, &head()).unwrap();
         assert!(yaml.push(b"not json").is_err());
     }

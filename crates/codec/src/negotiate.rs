@@ -3,10 +3,12 @@
 //! Content-Type header picks a request body decoder (`415
 //! UnsupportedMediaType`).
 //!
-//! Only the object itself is served as a target so far: a range that asks
-//! for a `Table` or `PartialObjectMetadata` (or names something unknown
-//! with `as`) is answered with the plain object, which kubectl and
-//! client-go fall back to.
+//! A range's `as`, `g` and `v` parameters name its target (kube's
+//! `AllowsMediaTypeTransform`): a `Table` in JSON or YAML, a
+//! `PartialObjectMetadata[List]` (JSON and YAML so far), in `meta.k8s.io`
+//! `v1` or `v1beta1`. A range whose target is anything else (an unknown
+//! `as`, another group or version, a Table in Protobuf) is skipped, as
+//! kube skips it: kubectl lists the plain object after its Table ranges.
 
 use keelson_apimachinery::ApiError;
 
@@ -16,14 +18,22 @@ use crate::serializer::SERIALIZERS;
 
 /// kube-apiserver's 406 message for the media types Keelson serves.
 pub const NOT_ACCEPTABLE: &str =
-    "only the following media types are accepted: application/json, application/yaml";
+    "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
 /// kube-apiserver's 415 message for the body media types Keelson decodes.
 pub const UNSUPPORTED_MEDIA_TYPE: &str = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
-/// Whether responses are written in `target` (see the module notes).
-fn target_served(target: Target) -> bool {
-    target == Target::Object
+/// Whether responses are written in `target` with `encoding` (see the
+/// module notes).
+fn target_served(encoding: Encoding, target: Target) -> bool {
+    match target {
+        Target::Object => true,
+        Target::Table(_)
+        | Target::PartialObjectMetadata(_)
+        | Target::PartialObjectMetadataList(_) => {
+            matches!(encoding, Encoding::Json | Encoding::Yaml)
+        }
+    }
 }
 
 /// Choose the response format for an API object from an Accept header;
@@ -44,9 +54,11 @@ pub fn negotiate_output(accept: Option<&str>) -> Result<Format, ApiError> {
                 None => continue,
             },
         };
-        let target = Target::from_params(r.param("as"), r.param("g"), r.param("v"))
-            .filter(|t| target_served(*t))
-            .unwrap_or(Target::Object);
+        let Some(target) = Target::from_params(r.param("as"), r.param("g"), r.param("v"))
+            .filter(|t| target_served(encoding, *t))
+        else {
+            continue;
+        };
         return Ok(Format { encoding, target });
     }
     Err(ApiError::not_acceptable(NOT_ACCEPTABLE))
@@ -92,11 +104,11 @@ mod tests {
             out("application/yaml;q=0.5, application/json;q=0.8").unwrap(),
             Format::JSON
         );
-        // Unserved types are skipped whatever their quality.
         assert_eq!(
             out("application/vnd.kubernetes.protobuf, application/yaml;q=0.2").unwrap(),
-            Format::YAML
+            Format::object(Encoding::Protobuf)
         );
+        // Unserved types are skipped whatever their quality.
         assert_eq!(
             out("application/cbor, application/json;q=0.9").unwrap(),
             Format::JSON
@@ -111,35 +123,64 @@ mod tests {
     }
 
     #[test]
-    fn table_and_metadata_targets_fall_back_to_the_object() {
+    fn table_and_metadata_targets() {
+        use crate::format::MetaVersion;
+        let f = |encoding, target| Format { encoding, target };
+        // kubectl get's Accept header.
         assert_eq!(
             out("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json").unwrap(),
-            Format::JSON
+            f(Encoding::Json, Target::Table(MetaVersion::V1))
         );
         assert_eq!(
-            out("application/json;as=Table;v=v1;g=meta.k8s.io").unwrap(),
-            Format::JSON
+            out("application/json;as=Table;v=v1beta1;g=meta.k8s.io").unwrap(),
+            f(Encoding::Json, Target::Table(MetaVersion::V1beta1))
         );
         assert_eq!(
             out("application/yaml;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1").unwrap(),
-            Format::YAML
+            f(
+                Encoding::Yaml,
+                Target::PartialObjectMetadataList(MetaVersion::V1)
+            )
         );
-        assert_eq!(out("application/json;as=Nonsense").unwrap(), Format::JSON);
+        assert_eq!(
+            out("*/*;as=PartialObjectMetadata;g=meta.k8s.io;v=v1").unwrap(),
+            f(
+                Encoding::Json,
+                Target::PartialObjectMetadata(MetaVersion::V1)
+            )
+        );
         assert_eq!(out("application/json;pretty=true").unwrap(), Format::JSON);
+        // Targets kube does not serve skip their range.
+        for skipped in [
+            "application/json;as=Nonsense",
+            "application/json;as=Table",
+            "application/json;as=Table;g=meta.k8s.io;v=v2",
+            "application/json;as=Table;g=apps;v=v1",
+            "application/json;g=meta.k8s.io;v=v1",
+        ] {
+            assert_eq!(out(skipped).unwrap_err().code, 406, "{skipped}");
+            assert_eq!(
+                out(&format!("{skipped}, application/yaml;q=0.5")).unwrap(),
+                Format::YAML,
+                "{skipped}"
+            );
+        }
+        assert_eq!(
+            out("application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1")
+                .unwrap_err()
+                .code,
+            406
+        );
     }
 
     #[test]
     fn not_acceptable_wording() {
-        for accept in [
-            "text/plain",
-            "application/vnd.kubernetes.protobuf",
-            "application/cbor",
-        ] {
+        for accept in ["text/plain", "application/cbor"] {
             let e = out(accept).unwrap_err();
             assert_eq!((e.code, e.reason.as_str()), (406, "NotAcceptable"));
             assert_eq!(
                 e.message,
-                "only the following media types are accepted: application/json, application/yaml"
+                "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
             );
         }
     }

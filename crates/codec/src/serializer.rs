@@ -55,8 +55,9 @@ pub const SERIALIZERS: [SerializerInfo; 4] = [
     SerializerInfo {
         encoding: Encoding::Protobuf,
         media_type: "application/vnd.kubernetes.protobuf",
-        served: false,
-        // For the kinds kubectl's generator commands send that way.
+        // Every built-in kind (`crate::protobuf`); custom resources are
+        // kube's 406 when asked for.
+        served: true,
         decodes: true,
         stream: Some(StreamSerializerInfo {
             media_type: "application/vnd.kubernetes.protobuf;stream=watch",
@@ -83,14 +84,36 @@ pub fn serializer(encoding: Encoding) -> &'static SerializerInfo {
 /// Encode an object in `format`: converted to the format's target, then
 /// written in its encoding.
 pub fn encode(format: Format, object: &Value) -> Result<Bytes, CodecError> {
-    let converted = crate::target::convert(format, object)?;
+    encode_with(
+        format,
+        object,
+        &crate::table::TableOptions::default(),
+        crate::table::time::now(),
+    )
+}
+
+/// [`encode`] with a request's `TableOptions`, a Table printed at `now`.
+pub fn encode_with(
+    format: Format,
+    object: &Value,
+    opts: &crate::table::TableOptions,
+    now: crate::table::Time,
+) -> Result<Bytes, CodecError> {
+    if matches!(format.target, crate::format::Target::Table(_))
+        && !matches!(format.encoding, Encoding::Json | Encoding::Yaml)
+    {
+        // kube prints Tables in JSON and YAML only.
+        return Err(CodecError::NotServed(format));
+    }
+    let converted = crate::target::convert_with(format, object, opts, now)?;
     let object = converted.as_ref().unwrap_or(object);
     match format.encoding {
         Encoding::Json => Ok(Bytes::from(serde_json::to_vec(object)?)),
         Encoding::Yaml => serde_yaml::to_string(object)
             .map(Bytes::from)
             .map_err(|e| CodecError::Yaml(e.to_string())),
-        Encoding::Protobuf | Encoding::Cbor => Err(CodecError::NotServed(format)),
+        Encoding::Protobuf => Ok(Bytes::from(crate::protobuf::encode_object(object)?)),
+        Encoding::Cbor => Err(CodecError::NotServed(format)),
     }
 }
 
@@ -118,7 +141,20 @@ mod tests {
             &encode(Format::YAML, &o).unwrap()[..],
             b"kind: ConfigMap\napiVersion: v1\ndata:\n  a: b\n"
         );
-        let e = encode(Format::object(Encoding::Protobuf), &o).unwrap_err();
+        let pb = encode(Format::object(Encoding::Protobuf), &o).unwrap();
+        assert!(pb.starts_with(b"k8s\0"));
+        // Go's JSON of the decoded object shows its zero creationTimestamp.
+        let mut back = crate::protobuf::decode_object(&pb).unwrap();
+        assert_eq!(back["metadata"], json!({"creationTimestamp": null}));
+        back.as_object_mut().unwrap().remove("metadata");
+        assert_eq!(back, o);
+        let e = encode(Format::object(Encoding::Cbor), &o).unwrap_err();
         assert!(matches!(e, CodecError::NotServed(_)), "{e}");
+        // A kind without a message (a custom resource) is kube's 406.
+        let cr = json!({"kind": "Widget", "apiVersion": "example.com/v1"});
+        let e = encode(Format::object(Encoding::Protobuf), &cr).unwrap_err();
+        let status = keelson_apimachinery::ApiError::from(e);
+        assert_eq!(status.code, 406);
+        assert_eq!(status.message, "object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message");
     }
 }

@@ -3,6 +3,8 @@
 //! kube-apiserver writes. Frames are built around an object that is
 //! already encoded, so a cached object's bytes are framed without decoding
 //! them, and the object can be found again inside a frame as a slice of it.
+//! Protobuf frames are kube's: a 4-byte length, then `WatchEvent {type,
+//! object: {raw}}` with the object in its envelope (`crate::protobuf`).
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
@@ -36,6 +38,8 @@ pub fn encode_event(format: Format, t: EventType, object: &[u8]) -> Result<Bytes
             b.put_slice(b"}\n");
             Ok(b.freeze())
         }
+        // A length-delimited `WatchEvent` around the enveloped object.
+        Encoding::Protobuf => Ok(crate::protobuf::event_frame(t.as_str(), object)),
         _ => Err(CodecError::NotServed(format)),
     }
 }
@@ -63,6 +67,7 @@ pub fn object_of_event(format: Format, t: EventType, frame: &Bytes) -> Option<By
                 && frame[..prefix_len] == prefix[..];
             ok.then(|| frame.slice(prefix_len..frame.len() - 2))
         }
+        Encoding::Protobuf => crate::protobuf::object_of_frame(t.as_str(), frame),
         _ => None,
     }
 }

@@ -112,6 +112,7 @@ fn watch_req(start: WatchStart) -> CacheWatchRequest {
         start,
         bookmark_interval_ms: 0,
         format: Format::JSON,
+        include_object: keelson_api::IncludeObject::Metadata,
     }
 }
 

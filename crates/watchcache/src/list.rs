@@ -25,6 +25,8 @@ pub(crate) struct Filter {
     pub fields: FieldSelector,
     /// The format answers are encoded in.
     pub format: Format,
+    /// What a Table's rows carry (watches with `as=Table`).
+    pub include_object: keelson_codec::IncludeObject,
 }
 
 impl Filter {
@@ -37,6 +39,7 @@ impl Filter {
     ) -> ApiResult<Filter> {
         Ok(Filter {
             format,
+            include_object: keelson_codec::IncludeObject::Metadata,
             namespace,
             labels: LabelSelector::parse(labels)?,
             fields: FieldSelector::parse(fields, &gr.group, &gr.resource)?,

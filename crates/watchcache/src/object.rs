@@ -6,22 +6,29 @@
 //! version; the object and its list item are slices of that line, so the
 //! common case costs one encoding and no copies. Any other format is
 //! encoded on first use (from the JSON) and memoized, once per format, so
-//! every watcher of that format shares the same bytes.
+//! every watcher of that format shares the same bytes. A Table (a watch
+//! with `as=Table`) also depends on the request's `includeObject`: it is
+//! shared once per meta version × `includeObject`, printed without
+//! column definitions (kube's `noHeaders`, which every event of a Table
+//! watch but the first has); its Age cells are the time it is printed at,
+//! so it is shared by the watchers that read it within a second of each
+//! other (an event's fan-out) and printed again after that.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use keelson_api::{CacheEvent, EventType};
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
-use keelson_codec::{encode_event, Format};
+use keelson_codec::{encode_event, Format, IncludeObject, MetaVersion, TableOptions, Target};
 use keelson_selectors::Attrs;
 use serde_json::{Map, Value};
 
 /// One memoized serialization in a format other than JSON: the watch
 /// event frame of the change that made the version, and the object inside
 /// it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Encoded {
     frame: Bytes,
     object: Bytes,
@@ -29,6 +36,17 @@ struct Encoded {
 
 /// The memo of every format but JSON, allocated on first use.
 type Memo = Box<[OnceLock<Result<Encoded, ApiError>>; Format::COUNT]>;
+
+/// The memo of JSON Tables: one per meta version × `includeObject`, each
+/// with the time it was printed at.
+const TABLES: usize = 2 * IncludeObject::ALL.len();
+type TableMemo = Box<[Mutex<Option<(Instant, Encoded)>>; TABLES]>;
+
+/// How long a printed Table is shared: its Age cells are the age when it
+/// was printed, so a Table is printed again for a watcher that reads the
+/// object later (its initial events, a replay of the history) — as kube
+/// shares a Table only between the watchers an event fans out to.
+const TABLE_FRESH: Duration = Duration::from_secs(1);
 
 /// A cached object version, shared (by `Arc`) between the current state,
 /// the history ring, every watcher and every list that returns it.
@@ -52,8 +70,18 @@ pub(crate) struct CachedObject {
     body_at: u32,
     /// Serializations in other formats, each made on first use.
     others: OnceLock<Memo>,
+    /// Table serializations, each made on first use.
+    tables: OnceLock<TableMemo>,
     /// Labels and selectable fields.
     pub attrs: Attrs,
+}
+
+/// The options of a watch's shared Tables: no column definitions.
+fn table_options(include: IncludeObject) -> TableOptions {
+    TableOptions {
+        include_object: include,
+        no_headers: true,
+    }
 }
 
 /// The `namespace/name` key of an object.
@@ -133,6 +161,7 @@ impl CachedObject {
             obj_at: obj_at as u32,
             body_at: body_at as u32,
             others: OnceLock::new(),
+            tables: OnceLock::new(),
             attrs,
         })
     }
@@ -171,10 +200,56 @@ impl CachedObject {
             .map_err(Clone::clone)
     }
 
+    /// The shared Table (JSON, no column definitions) in `version` with
+    /// rows carrying `include`,
+    /// printed within the last [`TABLE_FRESH`] (else printed again).
+    fn encoded_table(&self, version: MetaVersion, include: IncludeObject) -> ApiResult<Encoded> {
+        let memo = self
+            .tables
+            .get_or_init(|| Box::new(std::array::from_fn(|_| Mutex::new(None))));
+        let slot = (version as usize) * IncludeObject::ALL.len() + include.index();
+        let mut entry = memo[slot].lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, enc)) = entry.as_ref() {
+            if at.elapsed() < TABLE_FRESH {
+                return Ok(enc.clone());
+            }
+        }
+        let format = Format {
+            encoding: keelson_codec::Encoding::Json,
+            target: Target::Table(version),
+        };
+        let object = keelson_codec::encode_with(
+            format,
+            &self.value()?,
+            &table_options(include),
+            keelson_codec::table::time::now(),
+        )?;
+        let ev = CacheEvent::new(self.line_type, 0, format, &object)?;
+        let enc = Encoded {
+            frame: ev.frame,
+            object: ev.object,
+        };
+        *entry = Some((Instant::now(), enc.clone()));
+        Ok(enc)
+    }
+
     /// The object as a `t` event at `revision` in `format`: the shared
     /// frame when `t` is the type of the change that made this version,
-    /// else one framed around the shared object.
+    /// else one framed around the shared object. A Table's rows carry a
+    /// `PartialObjectMetadata` (see [`CachedObject::event_with`]).
+    #[cfg(test)]
     pub fn event(&self, t: EventType, revision: u64, format: Format) -> ApiResult<CacheEvent> {
+        self.event_with(t, revision, format, IncludeObject::Metadata)
+    }
+
+    /// [`CachedObject::event`], a Table's rows carrying `include`.
+    pub fn event_with(
+        &self,
+        t: EventType,
+        revision: u64,
+        format: Format,
+        include: IncludeObject,
+    ) -> ApiResult<CacheEvent> {
         if format == Format::JSON {
             return Ok(CacheEvent {
                 event_type: t,
@@ -185,7 +260,14 @@ impl CachedObject {
                 object: self.object(),
             });
         }
-        let enc = self.encoded(format)?;
+        let table;
+        let enc = match format.target {
+            Target::Table(v) if format.encoding == keelson_codec::Encoding::Json => {
+                table = self.encoded_table(v, include)?;
+                &table
+            }
+            _ => self.encoded(format)?,
+        };
         if t == self.line_type {
             Ok(CacheEvent {
                 event_type: t,
@@ -204,7 +286,15 @@ impl CachedObject {
     /// `apiVersion`; in other formats the memoized object.
     pub fn item(&self, format: Format) -> ApiResult<Bytes> {
         if format != Format::JSON {
-            return Ok(self.encoded(format)?.object.clone());
+            let object = &self.encoded(format)?.object;
+            // A Protobuf list carries its items' bare messages: a slice of
+            // the memoized object.
+            if format.encoding == keelson_codec::Encoding::Protobuf {
+                return keelson_codec::protobuf::raw_of(object).ok_or_else(|| {
+                    ApiError::internal("watch cache: a Protobuf object has no envelope")
+                });
+            }
+            return Ok(object.clone());
         }
         let body = &self.line[self.body_at as usize..self.line.len().saturating_sub(2)];
         let mut b = BytesMut::with_capacity(body.len() + 1);
@@ -229,10 +319,20 @@ impl CachedObject {
     /// `metadata.resourceVersion` (the DELETED event of an object that
     /// stopped matching a selector carries its last matching state at the
     /// event's revision).
-    pub fn at_revision(&self, revision: u64, format: Format) -> ApiResult<Bytes> {
+    pub fn at_revision(
+        &self,
+        revision: u64,
+        format: Format,
+        include: IncludeObject,
+    ) -> ApiResult<Bytes> {
         let mut v = self.value()?;
         set_meta_str(&mut v, "resourceVersion", &revision.to_string());
-        Ok(keelson_codec::encode(format, &v)?)
+        Ok(keelson_codec::encode_with(
+            format,
+            &v,
+            &table_options(include),
+            keelson_codec::table::time::now(),
+        )?)
     }
 
     /// The size of the object's JSON, for memory accounting.
@@ -324,7 +424,11 @@ mod tests {
             EventType::Modified,
         )
         .unwrap();
-        let v: Value = serde_json::from_slice(&c.at_revision(9, Format::JSON).unwrap()).unwrap();
+        let v: Value = serde_json::from_slice(
+            &c.at_revision(9, Format::JSON, IncludeObject::Metadata)
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(v["metadata"]["resourceVersion"], "9");
     }
 
@@ -351,7 +455,7 @@ mod tests {
         let v: Value = serde_json::from_slice(&a.object).unwrap();
         assert_eq!(
             v,
-            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "a", "namespace": "n"}})
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "a", "namespace": "n", "creationTimestamp": null}})
         );
         assert_eq!(c.item(meta).unwrap(), a.object);
         // Another event type frames the shared object anew.
@@ -361,9 +465,53 @@ mod tests {
         // The JSON object is still the eager line's slice.
         let j = c.event(EventType::Modified, 5, Format::JSON).unwrap();
         assert_eq!(j.frame.as_ptr(), line_of(&c, EventType::Modified).as_ptr());
+        // Tables: one per includeObject, shared, without column definitions.
+        let table = Format {
+            encoding: keelson_codec::Encoding::Json,
+            target: Target::Table(MetaVersion::V1),
+        };
+        let a = c
+            .event_with(EventType::Modified, 5, table, IncludeObject::None)
+            .unwrap();
+        let b = c
+            .event_with(EventType::Modified, 6, table, IncludeObject::None)
+            .unwrap();
+        assert_eq!(a.frame.as_ptr(), b.frame.as_ptr(), "one Table per event");
+        let t: Value = serde_json::from_slice(&a.object).unwrap();
+        assert_eq!(t["kind"], "Table");
+        assert_eq!(t["columnDefinitions"], Value::Null);
+        assert_eq!(t["rows"][0]["object"], Value::Null);
+        assert_eq!(t["rows"][0]["cells"][0], "a");
+        let m = c.event(EventType::Modified, 5, table).unwrap();
+        assert_ne!(m.frame, a.frame);
+        let m: Value = serde_json::from_slice(&m.object).unwrap();
+        assert_eq!(m["rows"][0]["object"]["kind"], "PartialObjectMetadata");
         // A format that is not written yet is an error, remembered too.
+        let cbor = Format::object(keelson_codec::Encoding::Cbor);
+        assert_eq!(c.event(EventType::Modified, 5, cbor).unwrap_err().code, 406);
+        assert_eq!(c.item(cbor).unwrap_err().code, 406);
+    }
+
+    #[test]
+    fn protobuf_is_encoded_once_and_items_are_slices_of_it() {
+        let c = CachedObject::new(
+            &gr(),
+            json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}}),
+            EventType::Added,
+        )
+        .unwrap();
         let pb = Format::object(keelson_codec::Encoding::Protobuf);
-        assert_eq!(c.event(EventType::Modified, 5, pb).unwrap_err().code, 406);
-        assert_eq!(c.item(pb).unwrap_err().code, 406);
+        let a = c.event(EventType::Added, 5, pb).unwrap();
+        let b = c.event(EventType::Added, 6, pb).unwrap();
+        assert_eq!(a.frame.as_ptr(), b.frame.as_ptr(), "one serialization");
+        assert!(a.object.starts_with(b"k8s\0"));
+        let v = keelson_codec::protobuf::decode_object(&a.object).unwrap();
+        assert_eq!(v["data"]["k"], "v");
+        // The list item is the bare ConfigMap inside the shared object.
+        let item = c.item(pb).unwrap();
+        let inside = a.object.as_ptr() as usize..a.object.as_ptr() as usize + a.object.len();
+        assert!(inside.contains(&(item.as_ptr() as usize)));
+        let bare = keelson_codec::protobuf::decode_message("v1", "ConfigMap", &item).unwrap();
+        assert_eq!(bare["metadata"]["name"], "a");
     }
 }

@@ -32,8 +32,8 @@ fn visible(
 ) -> ApiResult<Option<CacheEvent>> {
     let now = filter.admits(object);
     let before = prev.is_some_and(|p| filter.admits(p));
-    let format = filter.format;
-    let event = |t| object.event(t, revision, format).map(Some);
+    let (format, include) = (filter.format, filter.include_object);
+    let event = |t| object.event_with(t, revision, format, include).map(Some);
     match kind {
         EventType::Added if now => event(EventType::Added),
         EventType::Modified => match (before, now) {
@@ -44,7 +44,7 @@ fn visible(
                     EventType::Deleted,
                     revision,
                     format,
-                    &p.at_revision(revision, format)?,
+                    &p.at_revision(revision, format, include)?,
                 )
                 .map(Some),
                 None => Ok(None),
@@ -89,7 +89,12 @@ impl Watcher {
                 return None;
             }
             if let Some(o) = self.initial.pop_front() {
-                let ev = o.event(EventType::Added, self.last, self.filter.format);
+                let ev = o.event_with(
+                    EventType::Added,
+                    self.last,
+                    self.filter.format,
+                    self.filter.include_object,
+                );
                 self.done = ev.is_err();
                 return Some(ev);
             }
@@ -183,13 +188,14 @@ pub(crate) async fn watch(
     rc: Arc<ResourceCache>,
     req: CacheWatchRequest,
 ) -> ApiResult<CacheEventStream> {
-    let filter = Filter::new(
+    let mut filter = Filter::new(
         &req.gr,
         req.namespace.clone(),
         &req.label_selector,
         &req.field_selector,
         req.format,
     )?;
+    filter.include_object = req.include_object;
     let (initial_state, end_marker) = match req.start {
         WatchStart::InitialState { initial_events_end } => {
             let target = store.current_revision().await?;

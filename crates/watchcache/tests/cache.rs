@@ -124,6 +124,7 @@ fn watch_req(start: WatchStart) -> CacheWatchRequest {
         start,
         bookmark_interval_ms: 0,
         format: Format::JSON,
+        include_object: keelson_api::IncludeObject::Metadata,
     }
 }
 
@@ -478,6 +479,7 @@ async fn watchers_of_one_format_share_its_bytes() {
     };
     let req = CacheWatchRequest {
         format: meta,
+        include_object: keelson_api::IncludeObject::Metadata,
         ..watch_req(WatchStart::Now)
     };
     let mut a = f.cache.watch(req.clone()).await.unwrap();

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode};
 use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
 use keelson_apimachinery::ApiError;
-use keelson_codec::Format;
+use keelson_codec::{Format, TableOptions, Target};
 use serde_json::Value;
 
 pub use keelson_codec::media_type;
@@ -35,13 +35,36 @@ pub fn bytes_response(code: u16, content_type: &str, body: impl Into<Bytes>) -> 
 pub fn encode(code: u16, out: Format, v: &Value) -> Response<Body> {
     match keelson_codec::encode(out, v) {
         Ok(bytes) => bytes_response(code, out.content_type(), bytes),
+        Err(e) if out.target != Target::Object => {
+            status_response(&ApiError::from(e), Format::object(out.encoding))
+        }
         Err(e) if out != Format::JSON => status_response(&ApiError::from(e), Format::JSON),
         Err(e) => bytes_response(500, "text/plain", e.to_string()),
     }
 }
 
-/// A `Status` error response.
+/// Encode an object a handler answers in the negotiated format, shown as
+/// its target asks (kube's `transformResponseObject`): a Table with the
+/// request's `includeObject` (`400` when it is not one kube knows), a
+/// PartialObjectMetadata, or `406` for a list-only target.
+pub fn encode_target(code: u16, out: Format, query: &Query, v: &Value) -> Response<Body> {
+    let opts = match out.target {
+        Target::Table(_) => match TableOptions::from_query(query.get("includeObject")) {
+            Ok(o) => o,
+            Err(e) => return status_response(&e, out),
+        },
+        _ => TableOptions::default(),
+    };
+    match keelson_codec::encode_with(out, v, &opts, keelson_codec::table::time::now()) {
+        Ok(bytes) => bytes_response(code, out.content_type(), bytes),
+        Err(e) => status_response(&ApiError::from(e), Format::object(out.encoding)),
+    }
+}
+
+/// A `Status` error response (a Status is never shown as a Table or
+/// PartialObjectMetadata).
 pub fn status_response(e: &ApiError, out: Format) -> Response<Body> {
+    let out = Format::object(out.encoding);
     let mut r = encode(e.code, out, &e.to_status_json());
     if let Some(secs) = e.details.as_ref().and_then(|d| d.retry_after_seconds) {
         if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {

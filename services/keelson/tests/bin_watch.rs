@@ -98,6 +98,7 @@ async fn follows_the_store_and_recovers_from_a_store_restart() {
             start: WatchStart::Now,
             bookmark_interval_ms: 0,
             format: Format::JSON,
+            include_object: keelson_api::IncludeObject::Metadata,
         })
         .await
         .unwrap();

@@ -1,7 +1,8 @@
 //! Watch-cache requests and events to and from their proto messages.
 
 use keelson_api::{
-    CacheEvent, CacheListRequest, CacheWatchRequest, EventType, ListRevision, WatchStart,
+    CacheEvent, CacheListRequest, CacheWatchRequest, EventType, IncludeObject, ListRevision,
+    WatchStart,
 };
 use keelson_apimachinery::ApiError;
 use keelson_codec::{Encoding, Format, MetaVersion, Target};
@@ -125,6 +126,12 @@ pub(crate) fn watch_request_to_pb(r: &CacheWatchRequest) -> pb::WatchRequest {
         after_revision,
         bookmark_interval_ms: r.bookmark_interval_ms,
         format: Some(format_to_pb(r.format)),
+        include_object: match r.include_object {
+            IncludeObject::Metadata => pb::IncludeObject::Metadata,
+            IncludeObject::None => pb::IncludeObject::None,
+            IncludeObject::Object => pb::IncludeObject::Object,
+        }
+        .into(),
     }
 }
 
@@ -149,6 +156,14 @@ pub(crate) fn watch_request_from_pb(
         start,
         bookmark_interval_ms: r.bookmark_interval_ms,
         format: format_from_pb(service, r.format)?,
+        include_object: match pb::IncludeObject::try_from(r.include_object) {
+            Ok(pb::IncludeObject::Unspecified | pb::IncludeObject::Metadata) => {
+                IncludeObject::Metadata
+            }
+            Ok(pb::IncludeObject::None) => IncludeObject::None,
+            Ok(pb::IncludeObject::Object) => IncludeObject::Object,
+            Err(_) => return Err(bad_enum(service, "include object", r.include_object)),
+        },
     })
 }
 
@@ -261,6 +276,7 @@ mod tests {
                 start,
                 bookmark_interval_ms: 1500,
                 format: Format::JSON,
+                include_object: keelson_api::IncludeObject::Object,
             };
             assert_eq!(
                 watch_request_from_pb("watch cache", watch_request_to_pb(&r)).unwrap(),
@@ -338,6 +354,7 @@ mod tests {
             start: WatchStart::Now,
             bookmark_interval_ms: 0,
             format: Format::JSON,
+            include_object: keelson_api::IncludeObject::Metadata,
         });
         w.start = 9;
         let err = watch_request_from_pb("watch cache", w).unwrap_err();

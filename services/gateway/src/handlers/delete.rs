@@ -12,7 +12,8 @@ use serde_json::json;
 use super::write::{admit, WriteOpts};
 use super::{Ctx, Reply};
 pub(crate) async fn delete(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
-    let opts = DeleteOptions::from_request(cx.query, body)?;
+    let body = super::object::json_body(cx, body, "DeleteOptions")?;
+    let opts = DeleteOptions::from_request(cx.query, &body)?;
     delete_one(cx, &cx.ri.name, &opts).await
 }
 

@@ -13,7 +13,8 @@ use super::delete::delete_one;
 use super::{Ctx, Reply};
 use crate::filters::request_info::ResourceRequest;
 pub(crate) async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
-    let opts = DeleteOptions::from_request(cx.query, body)?;
+    let body = super::object::json_body(cx, body, "DeleteOptions")?;
+    let opts = DeleteOptions::from_request(cx.query, &body)?;
     let items = list_items(cx).await?;
     let mut deleted = Vec::new();
     for item in items {

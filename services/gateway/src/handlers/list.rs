@@ -14,7 +14,7 @@ use keelson_api::{CacheListRequest, ListRevision};
 use keelson_apimachinery::options::{expired_continue, ContinueToken, ListOptions};
 use keelson_apimachinery::{ApiError, ApiResult};
 use keelson_codec::list::{item_format, ListEncoder};
-use keelson_codec::Format;
+use keelson_codec::{Format, TableOptions};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Map, Value};
 
@@ -75,15 +75,40 @@ pub async fn serve(
         "apiVersion": info.api_version(),
         "metadata": metadata,
     });
-    let mut enc = ListEncoder::new(out, &head)?;
+    // kube reads the Table options after listing (`transformResponseObject`).
+    let opts = match out.target {
+        keelson_codec::Target::Table(_) => TableOptions::from_query(q.get("includeObject"))?,
+        _ => TableOptions::default(),
+    };
+    let mut enc = ListEncoder::with_options(out, &head, &opts, keelson_codec::table::time::now())?;
     let mut items = list.items;
     if !enc.streams() {
+        // YAML, and Protobuf (whose envelope carries the list's size up
+        // front, as kube's encoder sizes every item first): the items are
+        // gathered (Protobuf's as the cache's shared bytes), then sent.
         while let Some(item) = items.next().await {
-            enc.push(&item?)?;
+            enc.push_shared(item?)?;
         }
-        return Ok(bytes_response(200, out.content_type(), enc.finish()?));
+        let frames = enc.finish_frames()?;
+        if frames.len() == 1 {
+            let whole = frames.into_iter().next().unwrap_or_default();
+            return Ok(bytes_response(200, out.content_type(), whole));
+        }
+        return Ok(frames_response(out.content_type(), frames));
     }
     Ok(stream(enc, items))
+}
+
+/// A list already written as frames, sent as they are.
+fn frames_response(content_type: &'static str, frames: Vec<Bytes>) -> Response<Body> {
+    let body =
+        futures::stream::iter(frames).map(|b| Ok::<_, std::convert::Infallible>(Frame::data(b)));
+    let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(body)));
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(content_type),
+    );
+    resp
 }
 
 /// A streamed list as a body: the encoder's frames as the items arrive.

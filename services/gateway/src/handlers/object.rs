@@ -20,6 +20,22 @@ pub(crate) fn decode_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<(Value, Optio
     Ok((value, raw))
 }
 
+/// A body whose handler reads JSON (`DeleteOptions`, `Scale`): a
+/// Kubernetes Protobuf body (what client-go's typed clients send) as the
+/// JSON of the object it carries; any other body as it is.
+pub(crate) fn json_body(cx: &Ctx<'_>, body: &Bytes, kind: &str) -> ApiResult<Bytes> {
+    if body.is_empty()
+        || keelson_codec::media_type(cx.header(http::header::CONTENT_TYPE))
+            != Encoding::Protobuf.media_type()
+    {
+        return Ok(body.clone());
+    }
+    let value = decode_object(Encoding::Protobuf, body, kind)?;
+    serde_json::to_vec(&value)
+        .map(Bytes::from)
+        .map_err(|e| ApiError::internal(e.to_string()))
+}
+
 /// Check and fill `apiVersion`, `kind` and `metadata.namespace` of a body.
 pub(crate) fn prepare_object(cx: &Ctx<'_>, mut obj: Value) -> ApiResult<Value> {
     let kind = &cx.info.kind;

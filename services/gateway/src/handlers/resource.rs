@@ -8,7 +8,7 @@ use keelson_registry::{CatalogSnapshot, ResourceInfo};
 use super::{plain, Ctx, HandlerResult};
 use crate::filters::limits::RequestBody;
 use crate::filters::request_info::{ResourceRequest, Verb};
-use crate::http_util::{add_warnings, encode, status_response, Body, Query};
+use crate::http_util::{add_warnings, encode_target, status_response, Body, Query};
 use crate::Backends;
 use keelson_codec::Format;
 
@@ -30,7 +30,7 @@ pub(crate) async fn serve(
     };
     if let Some(verb @ (Verb::List | Verb::Watch)) = verb {
         let served = match check_collection_verb(info, verb) {
-            Ok(()) if verb == Verb::Watch => super::watch::serve(b, info, ri, query).await,
+            Ok(()) if verb == Verb::Watch => super::watch::serve(b, info, ri, query, out).await,
             Ok(()) => super::list::serve(b, info, ri, query, out).await,
             Err(e) => Err(e),
         };
@@ -45,7 +45,7 @@ pub(crate) async fn serve(
     };
     match dispatch(&cx, verb, body).await {
         Ok(r) => {
-            let mut resp = encode(r.code, out, &r.object);
+            let mut resp = encode_target(r.code, out, query, &r.object);
             add_warnings(&mut resp, &r.warnings);
             resp
         }

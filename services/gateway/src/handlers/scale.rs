@@ -245,6 +245,7 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
 
 /// `PUT .../scale`.
 pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
+    let body = &super::object::json_body(cx, body, "Scale")?;
     let scale: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!(
             "the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: {} ({})",

@@ -10,6 +10,14 @@
 //! `resourceVersionMatch=NotOlderThan`) ends the initial events with a
 //! BOOKMARK annotated `k8s.io/initial-events-end: "true"`. Selector
 //! transitions become ADDED / DELETED.
+//!
+//! With `as=Table` every event's object is a Table of one row, shared by
+//! every watcher of the cache; only the first event of a watch carries the
+//! column definitions (kube sets `noHeaders` after it), spliced into it
+//! here. With `as=PartialObjectMetadata` every object is one. Bookmarks are
+//! shown the same way (kube transforms them too); `ERROR` Status events
+//! never are. `as=PartialObjectMetadataList` cannot show a single object:
+//! kube's stream ends at the first event, and so does this one.
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -23,11 +31,12 @@ use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use keelson_api::{
-    CacheEvent, CacheEventStream, CacheWatchRequest, EventType, WatchCacheApi, WatchStart,
+    CacheEvent, CacheEventStream, CacheWatchRequest, EventType, IncludeObject, WatchCacheApi,
+    WatchStart,
 };
 use keelson_apimachinery::options::ListOptions;
 use keelson_apimachinery::{ApiError, ApiResult};
-use keelson_codec::{encode_event_value, Format};
+use keelson_codec::{encode_event, encode_event_value, encode_with, Format, TableOptions, Target};
 use keelson_registry::ResourceInfo;
 use serde_json::{json, Value};
 
@@ -67,41 +76,92 @@ fn parse_params(info: &ResourceInfo, q: &Query) -> ApiResult<Params> {
     })
 }
 
-/// Watches are streamed as JSON whatever the Accept header says (YAML has
-/// no stream serializer; Protobuf and CBOR watches are not served yet).
+/// Watches are streamed as JSON unless Protobuf is negotiated (YAML has
+/// no stream serializer; CBOR watches are not served yet).
 const WATCH_FORMAT: Format = Format::JSON;
 
-/// One frame of the watch stream around an object the gateway makes
-/// itself (bookmarks, `ERROR` Status events).
-fn frame(t: EventType, object: &Value) -> Bytes {
-    encode_event_value(WATCH_FORMAT, t, object).unwrap_or_default()
-}
-
-/// The type meta of a watch's bookmarks: all a feed keeps of the resource
-/// (the body outlives the request's catalog snapshot).
-struct TypeMeta {
-    kind: String,
-    api_version: String,
-}
-
-impl TypeMeta {
-    fn of(info: &ResourceInfo) -> TypeMeta {
-        TypeMeta {
-            kind: info.kind.clone(),
-            api_version: info.api_version(),
-        }
+/// The format a watch's events are framed in for the negotiated
+/// encoding: Protobuf (kube's length-delimited `WatchEvent`s) or JSON.
+fn stream_format(encoding: keelson_codec::Encoding) -> Format {
+    match encoding {
+        keelson_codec::Encoding::Protobuf => Format::object(encoding),
+        _ => WATCH_FORMAT,
     }
 }
 
-fn bookmark(t: &TypeMeta, rv: u64, initial_end: bool) -> Bytes {
+/// One frame of the watch stream around an object the gateway makes
+/// itself (bookmarks, `ERROR` Status events).
+fn frame(stream: Format, t: EventType, object: &Value) -> Bytes {
+    encode_event_value(stream, t, object).unwrap_or_default()
+}
+
+/// The type meta of a watch's bookmarks and how the watch shows objects:
+/// all a feed keeps of the resource (the body outlives the request's
+/// catalog snapshot).
+struct TypeMeta {
+    kind: String,
+    api_version: String,
+    /// The events' format: JSON, with the Accept header's target.
+    format: Format,
+    /// What a Table's rows carry.
+    include: IncludeObject,
+    /// A Table watch that has sent nothing yet: its first event carries
+    /// the column definitions.
+    headers_pending: bool,
+}
+
+impl TypeMeta {
+    fn of(info: &ResourceInfo, format: Format, include: IncludeObject) -> TypeMeta {
+        TypeMeta {
+            kind: info.kind.clone(),
+            api_version: info.api_version(),
+            format,
+            include,
+            headers_pending: matches!(format.target, Target::Table(_)),
+        }
+    }
+
+    /// An event around an object the gateway makes itself (a bookmark),
+    /// shown as the watch's target.
+    fn object_frame(&mut self, t: EventType, object: &Value) -> Bytes {
+        let opts = TableOptions {
+            include_object: self.include,
+            no_headers: !self.headers_pending,
+        };
+        self.headers_pending = false;
+        let now = keelson_codec::table::time::now();
+        encode_with(self.format, object, &opts, now)
+            .and_then(|o| encode_event(stream_format(self.format.encoding), t, &o))
+            .unwrap_or_default()
+    }
+
+    /// A frame from the cache (shared by every watcher): the first event of
+    /// a Table watch gets the column definitions.
+    fn cache_frame(&mut self, frame: Bytes) -> Bytes {
+        if !std::mem::take(&mut self.headers_pending) {
+            return frame;
+        }
+        keelson_codec::table::with_headers(&frame, &self.api_version, &self.kind).unwrap_or(frame)
+    }
+
+    /// An `ERROR` event: the Status as it is (it still is the first event).
+    fn error_frame(&mut self, status: &Value) -> Bytes {
+        self.headers_pending = false;
+        frame(
+            stream_format(self.format.encoding),
+            EventType::Error,
+            status,
+        )
+    }
+}
+
+fn bookmark(t: &mut TypeMeta, rv: u64, initial_end: bool) -> Bytes {
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if initial_end {
         metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
-    frame(
-        EventType::Bookmark,
-        &json!({"kind": t.kind, "apiVersion": t.api_version, "metadata": metadata}),
-    )
+    let object = json!({"kind": t.kind, "apiVersion": t.api_version, "metadata": metadata});
+    t.object_frame(EventType::Bookmark, &object)
 }
 
 /// The cache request for a watch starting at `start`.
@@ -111,6 +171,7 @@ fn cache_request(
     q: &Query,
     p: &Params,
     start: WatchStart,
+    view: &TypeMeta,
 ) -> CacheWatchRequest {
     CacheWatchRequest {
         gr: info.gr(),
@@ -123,17 +184,38 @@ fn cache_request(
         } else {
             0
         },
-        format: WATCH_FORMAT,
+        // A list-only target cannot show one object: such a watch ends
+        // at its first event (see `serve`).
+        format: match view.format.target {
+            Target::PartialObjectMetadataList(_) => WATCH_FORMAT,
+            _ => view.format,
+        },
+        include_object: view.include,
     }
 }
 
-/// Serve one watch request.
+/// Serve one watch request; `out` is the negotiated format, whose target
+/// (Table, PartialObjectMetadata) the events' objects are shown as.
 pub async fn serve(
     b: &Backends,
     info: &ResourceInfo,
     ri: &ResourceRequest,
     q: &Query,
+    out: Format,
 ) -> Result<Response<Body>, ApiError> {
+    let include = match out.target {
+        Target::Table(_) => TableOptions::from_query(q.get("includeObject"))?.include_object,
+        _ => IncludeObject::Metadata,
+    };
+    let view = TypeMeta::of(
+        info,
+        Format {
+            encoding: stream_format(out.encoding).encoding,
+            ..out
+        },
+        include,
+    );
+    let list_only = matches!(out.target, Target::PartialObjectMetadataList(_));
     let p = parse_params(info, q)?;
     let ns = (!ri.namespace.is_empty()).then_some(ri.namespace.as_str());
     let start = match p.start {
@@ -146,12 +228,19 @@ pub async fn serve(
         },
         other => other,
     };
-    let req = cache_request(info, ns, q, &p, start);
+    let req = cache_request(info, ns, q, &p, start, &view);
     let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
-        Ok(events) => Feed::new(b.watch.clone(), TypeMeta::of(info), p, req, events).into_stream(),
+        // kube cannot encode an object as a list: the stream ends at the
+        // first event, sending nothing.
+        Ok(events) if list_only => Feed::new(b.watch.clone(), view, p, req, events)
+            .into_stream()
+            .take_while(|_| futures::future::ready(false))
+            .boxed(),
+        Ok(events) => Feed::new(b.watch.clone(), view, p, req, events).into_stream(),
         // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.is_gone_or_expired() => {
-            futures::stream::iter([frame(EventType::Error, &e.to_status_json())]).boxed()
+            let stream = stream_format(out.encoding);
+            futures::stream::iter([frame(stream, EventType::Error, &e.to_status_json())]).boxed()
         }
         Err(e) => return Err(e),
     };
@@ -159,7 +248,11 @@ pub async fn serve(
     let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(frames)));
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static(WATCH_FORMAT.content_type()),
+        http::HeaderValue::from_static(
+            keelson_codec::serializer(stream_format(out.encoding).encoding)
+                .stream
+                .map_or("application/json", |s| s.media_type),
+        ),
     );
     Ok(resp)
 }
@@ -244,7 +337,7 @@ impl Feed {
             let step = tokio::select! {
                 _ = &mut self.deadline => {
                     let last = (self.p.bookmarks && self.last_rv > 0)
-                        .then(|| bookmark(&self.info, self.last_rv, false));
+                        .then(|| bookmark(&mut self.info, self.last_rv, false));
                     Step::End(last)
                 }
                 next = self.events.next() => self.step(next).await,
@@ -307,22 +400,22 @@ impl Feed {
                     }
                 }
             }
-            Some(Err(e)) => Step::End(Some(frame(EventType::Error, &e.to_status_json()))),
+            Some(Err(e)) => Step::End(Some(self.info.error_frame(&e.to_status_json()))),
             Some(Ok(ev)) => {
                 if self.req.start == WatchStart::Now {
                     self.resumable = true;
                 }
                 let out = if ev.event_type.is_change() {
                     // The cache's frame, shared with every other watcher.
-                    Some(ev.frame)
+                    Some(self.info.cache_frame(ev.frame))
                 } else if ev.initial_events_end {
                     self.resumable = true;
                     self.show_initial_end
-                        .then(|| bookmark(&self.info, ev.revision, true))
+                        .then(|| bookmark(&mut self.info, ev.revision, true))
                 } else {
                     self.p
                         .bookmarks
-                        .then(|| bookmark(&self.info, ev.revision, false))
+                        .then(|| bookmark(&mut self.info, ev.revision, false))
                 };
                 if self.resumable {
                     self.last_rv = self.last_rv.max(ev.revision);
@@ -342,6 +435,65 @@ mod tests {
             .lookup("", "v1", "pods")
             .expect("pods");
         parse_params(info, &Query::parse(Some(q)))
+    }
+
+    #[test]
+    fn table_watches_send_column_definitions_once() {
+        use keelson_codec::MetaVersion;
+        let info = keelson_registry::CatalogSnapshot::builtin()
+            .lookup("", "v1", "pods")
+            .expect("pods");
+        let format = Format {
+            encoding: keelson_codec::Encoding::Json,
+            target: Target::Table(MetaVersion::V1),
+        };
+        let pod = json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p", "resourceVersion": "3"}});
+        let shared = |t| {
+            let opts = TableOptions {
+                include_object: IncludeObject::Metadata,
+                no_headers: true,
+            };
+            let now = keelson_codec::table::time::now();
+            encode_event(format, t, &encode_with(format, &pod, &opts, now).unwrap()).unwrap()
+        };
+        let event = |b: &Bytes| -> Value { serde_json::from_slice(b).unwrap() };
+        let mut view = TypeMeta::of(info, format, IncludeObject::Metadata);
+        let first = event(&view.cache_frame(shared(EventType::Added)));
+        assert_eq!(first["object"]["columnDefinitions"][0]["name"], "Name");
+        let second = view.cache_frame(shared(EventType::Modified));
+        assert_eq!(
+            second,
+            shared(EventType::Modified),
+            "shared bytes as they are"
+        );
+        assert_eq!(event(&second)["object"]["columnDefinitions"], Value::Null);
+        // A bookmark first: it is the Table with the definitions.
+        let mut view = TypeMeta::of(info, format, IncludeObject::None);
+        let b = event(&bookmark(&mut view, 7, false));
+        assert_eq!(b["type"], "BOOKMARK");
+        assert_eq!(b["object"]["kind"], "Table");
+        assert_eq!(b["object"]["metadata"]["resourceVersion"], "7");
+        assert!(b["object"]["columnDefinitions"].is_array());
+        assert_eq!(b["object"]["rows"][0]["object"], Value::Null);
+        let after = event(&view.cache_frame(shared(EventType::Added)));
+        assert_eq!(after["object"]["columnDefinitions"], Value::Null);
+        // Metadata watches: bookmarks are PartialObjectMetadata; errors
+        // stay Statuses.
+        let pom = Format {
+            encoding: keelson_codec::Encoding::Json,
+            target: Target::PartialObjectMetadata(MetaVersion::V1),
+        };
+        let mut view = TypeMeta::of(info, pom, IncludeObject::Metadata);
+        let b = event(&bookmark(&mut view, 9, true));
+        assert_eq!(
+            b["object"],
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                   "metadata": {"resourceVersion": "9", "creationTimestamp": null,
+                                "annotations": {"k8s.io/initial-events-end": "true"}}})
+        );
+        let e =
+            event(&view.error_frame(&json!({"kind": "Status", "apiVersion": "v1", "code": 410})));
+        assert_eq!(e["object"]["kind"], "Status");
     }
 
     // The resourceVersion table itself is tested cell by cell in
