@@ -90,17 +90,12 @@ fn field_manager<'a>(
     let resource = snap.lookup(&gr.group, version, &gr.resource);
     let has_status = resource.is_some_and(|r| r.has_subresource("status"));
     let status_resets = resource.map_or(&[][..], |r| &r.strategy.status_resets_metadata);
-    let served: Vec<String> = snap
-        .resources()
-        .iter()
-        .filter(|r| r.group == gr.group && r.plural == gr.resource)
-        .map(|r| r.api_version())
-        .collect();
-    // A resource the catalog does not know (Scale) keeps every entry.
-    let versions = if served.is_empty() {
-        vec![owner.api_version.clone()]
-    } else {
-        served
+    // Entries at a version the resource is not served at are dropped; a
+    // resource the catalog does not know (Scale) keeps every entry.
+    let (group, plural, known) = (gr.group.clone(), gr.resource.clone(), resource.is_some());
+    let served = move |api_version: &str| {
+        let (g, v) = api_version.split_once('/').unwrap_or(("", api_version));
+        !known || (g == group && snap.lookup(g, v, &plural).is_some())
     };
     let ty = TypeRef::for_kind(snap, &owner.api_version, kind);
     FieldManager::with_versions(
@@ -110,7 +105,7 @@ fn field_manager<'a>(
         &owner.subresource,
         has_status,
         status_resets,
-        versions,
+        Box::new(served),
     )
 }
 

@@ -41,9 +41,9 @@ pub(crate) struct FieldManager<'a> {
     subresource: String,
     /// kube's reset fields: what this (sub)resource's writes never change.
     ignored: Set,
-    /// The group versions the resource is served at: entries recorded at
-    /// any other version are dropped (kube cannot convert them).
-    versions: Vec<String>,
+    /// Whether the resource is served at a `group/version`: entries
+    /// recorded at any other version are dropped (kube cannot convert them).
+    served: Box<dyn Fn(&str) -> bool + 'a>,
 }
 
 /// A conflict: the manager that owns the path.
@@ -94,13 +94,13 @@ impl<'a> FieldManager<'a> {
             subresource,
             has_status,
             &[],
-            vec![api_version.to_string()],
+            Box::new(|_: &str| true),
         )
     }
 
-    /// [`FieldManager::new`] for a resource served at `versions`
-    /// (`group/version` strings) whose status writes cannot change the
-    /// `metadata` fields `status_resets`.
+    /// [`FieldManager::new`] for a resource served at the `group/version`s
+    /// `served` accepts, whose status writes cannot change the `metadata`
+    /// fields `status_resets`.
     pub(crate) fn with_versions(
         ty: TypeRef<'a>,
         api_version: &str,
@@ -108,7 +108,7 @@ impl<'a> FieldManager<'a> {
         subresource: &str,
         has_status: bool,
         status_resets: &[String],
-        versions: Vec<String>,
+        served: Box<dyn Fn(&str) -> bool + 'a>,
     ) -> FieldManager<'a> {
         let mut ignored = Set::new();
         match subresource {
@@ -133,13 +133,13 @@ impl<'a> FieldManager<'a> {
             kind: kind.to_string(),
             subresource: subresource.to_string(),
             ignored,
-            versions,
+            served,
         }
     }
 
     /// Entries at a version the resource is not served at are dropped.
     fn drop_unknown_versions(&self, managed: &mut Managed) {
-        managed.retain(|_, e| e.api_version.is_empty() || self.versions.contains(&e.api_version));
+        managed.retain(|_, e| e.api_version.is_empty() || (self.served)(&e.api_version));
     }
 
     /// `new` with managedFields brought up to date for an `Update` by
@@ -569,6 +569,11 @@ fn gvk_string(api_version: &str, kind: &str) -> String {
 
 /// Drop the fields no manager ever owns (kube's `stripMetaManager`).
 fn strip_identity(set: &Set) -> Set {
+    set.difference(&IDENTITY_FIELDS)
+}
+
+/// The fields [`strip_identity`] drops, built once.
+static IDENTITY_FIELDS: std::sync::LazyLock<Set> = std::sync::LazyLock::new(|| {
     let mut strip = Set::new();
     for p in [
         &["apiVersion"][..],
@@ -587,8 +592,8 @@ fn strip_identity(set: &Set) -> Set {
         let path: Vec<PathElement> = p.iter().map(|s| PathElement::field(s)).collect();
         strip.insert(&path);
     }
-    set.difference(&strip)
-}
+    strip
+});
 
 fn remove_managed_fields(obj: &mut Value) {
     if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
