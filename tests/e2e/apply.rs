@@ -452,6 +452,23 @@ async fn wire(c: &Cluster) {
         .expect("body");
     assert_eq!(events, "", "a no-op apply must not emit an event");
 
+    // Bodies end with the newline kube's JSON encoder writes (clients
+    // compare them byte for byte): an object, a list, a Status.
+    for url in [format!("{cms}/w"), cms.clone(), format!("{cms}/missing")] {
+        let text = http
+            .get(&url)
+            .send()
+            .await
+            .expect("get")
+            .text()
+            .await
+            .expect("body");
+        assert!(
+            text.ends_with("}\n") && !text.ends_with("}\n\n"),
+            "{url}: {text:?}"
+        );
+    }
+
     // Apply on /status: the status applier owns only status.
     let pods = format!("{}/api/v1/namespaces/default/pods", c.url);
     let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"sp"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;

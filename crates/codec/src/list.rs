@@ -310,8 +310,9 @@ impl ListEncoder {
     /// The last frame: what is left, and the list's tail.
     pub fn finish(self) -> Result<Bytes, CodecError> {
         match self.inner {
+            // kube's JSON encoder ends every document with a newline.
             Inner::Stream { mut buf, .. } => {
-                buf.put_slice(b"]}");
+                buf.put_slice(b"]}\n");
                 Ok(buf.freeze())
             }
             Inner::Lazy {
@@ -321,9 +322,9 @@ impl ListEncoder {
                 ..
             } => {
                 buf.put_slice(match (count, null_when_empty) {
-                    (0, true) => b"null}",
-                    (0, false) => b"[]}",
-                    _ => b"]}",
+                    (0, true) => b"null}\n",
+                    (0, false) => b"[]}\n",
+                    _ => b"]}\n",
                 });
                 Ok(buf.freeze())
             }
@@ -387,11 +388,10 @@ mod tests {
             let items = &items()[..n];
             let mut whole = head();
             whole["items"] = Value::Array(items.to_vec());
-            assert_eq!(
-                written(Format::JSON, items),
-                serde_json::to_vec(&whole).unwrap(),
-                "{n} items"
-            );
+            // serde_json's bytes, and the newline kube's encoder ends with.
+            let mut want = serde_json::to_vec(&whole).unwrap();
+            want.push(b'\n');
+            assert_eq!(written(Format::JSON, items), want, "{n} items");
         }
     }
 
@@ -522,13 +522,14 @@ mod tests {
         let out = enc.finish().unwrap();
         assert_eq!(
             std::str::from_utf8(&out).unwrap(),
-            r#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9","continue":"c","remainingItemCount":3},"items":[{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}]}"#
+            r#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9","continue":"c","remainingItemCount":3},"items":[{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}]}
+"#
         );
         let empty = ListEncoder::new(pom_list, &pod_head())
             .unwrap()
             .finish()
             .unwrap();
-        assert!(empty.ends_with(br#","items":null}"#), "{empty:?}");
+        assert!(empty.ends_with(b",\"items\":null}\n"), "{empty:?}");
         let yaml = at(
             Encoding::Yaml,
             Target::PartialObjectMetadataList(MetaVersion::V1beta1),
@@ -558,7 +559,7 @@ mod tests {
     fn odd_heads_and_unserved_formats() {
         let mut enc = ListEncoder::new(Format::JSON, &json!({})).unwrap();
         enc.push(b"{}").unwrap();
-        assert_eq!(&enc.finish().unwrap()[..], br#"{"items":[{}]}"#);
+        assert_eq!(&enc.finish().unwrap()[..], b"{\"items\":[{}]}\n");
         assert!(ListEncoder::new(Format::JSON, &json!([])).is_err());
         assert!(ListEncoder::new(Format::object(Encoding::Cbor), &head()).is_err());
         let mut yaml = ListEncoder::new(Format::YAML, &head()).unwrap();

@@ -31,10 +31,22 @@ pub fn bytes_response(code: u16, content_type: &str, body: impl Into<Bytes>) -> 
     r
 }
 
+/// A whole JSON document as kube's encoder writes it: with a final newline
+/// (clients compare bodies byte for byte). Other encodings as they are.
+fn document(out: Format, bytes: Bytes) -> Bytes {
+    if out.encoding != keelson_codec::Encoding::Json {
+        return bytes;
+    }
+    let mut v = Vec::with_capacity(bytes.len() + 1);
+    v.extend_from_slice(&bytes);
+    v.push(b'\n');
+    Bytes::from(v)
+}
+
 /// Encode a value in the negotiated format.
 pub fn encode(code: u16, out: Format, v: &Value) -> Response<Body> {
     match keelson_codec::encode(out, v) {
-        Ok(bytes) => bytes_response(code, out.content_type(), bytes),
+        Ok(bytes) => bytes_response(code, out.content_type(), document(out, bytes)),
         Err(e) if out.target != Target::Object => {
             status_response(&ApiError::from(e), Format::object(out.encoding))
         }
@@ -56,7 +68,7 @@ pub fn encode_target(code: u16, out: Format, query: &Query, v: &Value) -> Respon
         _ => TableOptions::default(),
     };
     match keelson_codec::encode_with(out, v, &opts, keelson_codec::table::time::now()) {
-        Ok(bytes) => bytes_response(code, out.content_type(), bytes),
+        Ok(bytes) => bytes_response(code, out.content_type(), document(out, bytes)),
         Err(e) => status_response(&ApiError::from(e), Format::object(out.encoding)),
     }
 }
