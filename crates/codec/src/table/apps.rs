@@ -190,12 +190,9 @@ fn print_controller_revision(o: &Value, now: Time) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::time;
     use serde_json::json;
 
-    fn now() -> Time {
-        time::parse("2024-05-01T12:00:00Z").unwrap()
-    }
+    use crate::table::time::test_now as now;
 
     fn template(containers: Value) -> Value {
         json!({"spec": {"containers": containers}})

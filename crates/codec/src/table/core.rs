@@ -563,9 +563,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn now() -> Time {
-        time::parse("2024-05-01T12:00:00Z").unwrap()
-    }
+    use crate::table::time::test_now as now;
 
     // Facts from kube's printers_test.go TestPrintService.
     #[test]

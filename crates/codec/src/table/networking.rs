@@ -169,12 +169,9 @@ fn print_endpoint_slice(o: &Value, now: Time) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::time;
     use serde_json::json;
 
-    fn now() -> Time {
-        time::parse("2024-05-01T12:00:00Z").unwrap()
-    }
+    use crate::table::time::test_now as now;
 
     // Facts from kube's printers_test.go TestPrintIngress / EndpointSlice.
     #[test]

@@ -265,9 +265,7 @@ fn print_pod(pod: &Value, now: Time) -> Row {
 mod tests {
     use super::*;
 
-    fn now() -> Time {
-        time::parse("2024-05-01T12:00:00Z").unwrap()
-    }
+    use crate::table::time::test_now as now;
 
     fn cells(pod: Value) -> Vec<Value> {
         print_pod(&pod, now()).cells

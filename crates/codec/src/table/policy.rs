@@ -255,11 +255,8 @@ fn print_lease(o: &Value, now: Time) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::time;
 
-    fn now() -> Time {
-        time::parse("2024-05-01T12:00:00Z").unwrap()
-    }
+    use crate::table::time::test_now as now;
 
     // Facts from kube's printers_test.go TestPrintPodDisruptionBudget.
     #[test]

@@ -111,6 +111,13 @@ pub fn since(t: Option<Time>, now: Time) -> String {
     }
 }
 
+/// The fixed "now" of the printers' tests (kube's printers_test.go cases
+/// are written against a fixed clock too).
+#[cfg(test)]
+pub(crate) fn test_now() -> Time {
+    parse("2024-05-01T12:00:00Z").expect("a valid time")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
