@@ -6,6 +6,9 @@
 //!   received), server RSS and memory per idle watcher.
 //! - `list`: a large collection listed at once and in pages: latency, bytes
 //!   and the server's peak RSS growth during the list.
+//! - `formats`: a LIST of many pods in each representation (JSON, JSON
+//!   gzipped, Protobuf, CBOR, Table): latency, bytes, server CPU per list;
+//!   `fanout --protobuf` watches in Protobuf.
 //! - `cache-memory`: the watch cache's memory per object relative to the
 //!   object's JSON size (run against a `keelson-watch` replica's pid).
 //!
@@ -54,6 +57,9 @@ enum Cmd {
         rate: u64,
         #[arg(long, default_value = "20s", value_parser = humantime::parse_duration)]
         duration: Duration,
+        /// Watch in Kubernetes Protobuf instead of JSON.
+        #[arg(long)]
+        protobuf: bool,
     },
     /// LIST a large collection at once and in pages.
     List {
@@ -64,6 +70,15 @@ enum Cmd {
         page: usize,
         /// Repetitions of each measurement.
         #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
+    /// LIST of many pods in each representation (JSON, JSON gzipped,
+    /// Protobuf, CBOR, Table): latency, bytes and the server's CPU per list.
+    Formats {
+        #[arg(long, default_value_t = 10_000)]
+        objects: usize,
+        /// Repetitions of each measurement.
+        #[arg(long, default_value_t = 10)]
         runs: usize,
     },
     /// Cache memory per object (pid = a keelson-watch replica).
@@ -361,6 +376,125 @@ fn stamp(line: &[u8]) -> Option<u64> {
     std::str::from_utf8(&line[at..end]).ok()?.parse().ok()
 }
 
+/// The stamp of a Protobuf watch event: the `data` map entry `t` →
+/// `<micros>` (`0a 01 't' 12 <len> <digits>`), searched from the end.
+fn stamp_pb(frame: &[u8]) -> Option<u64> {
+    let key = [0x0a, 0x01, b't', 0x12];
+    let at = frame.windows(key.len()).rposition(|w| w == key)? + key.len();
+    let len = *frame.get(at)? as usize;
+    let digits = frame.get(at + 1..at + 1 + len)?;
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+// ---------- formats ----------
+
+/// CPU time (user + system) of a process, in milliseconds.
+fn cpu_ms(pid: Option<u32>) -> f64 {
+    let Some(pid) = pid else { return 0.0 };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the command's closing parenthesis; utime and stime are
+    // the 12th and 13th of them, in clock ticks (100 per second here).
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| f.get(i).and_then(|v| v.parse::<f64>().ok()))
+        .sum();
+    ticks * 10.0
+}
+
+async fn seed_pods(s: &Server, ns: &str, n: usize) -> Result<(), Error> {
+    let c = s.client()?;
+    let url = format!("{}/api/v1/namespaces/{ns}/pods", s.url);
+    let next = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..32 {
+        let (c, url, next) = (c.clone(), url.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                if i >= n {
+                    return Ok::<(), Error>(());
+                }
+                let body = json!({
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": format!("pod-{i:06}"), "labels": {"app": "bench", "tier": format!("t{}", i % 10)}},
+                    "spec": {"containers": [{
+                        "name": "app", "image": "registry.example/app:v1",
+                        "ports": [{"containerPort": 8080, "name": "http"}],
+                        "env": [{"name": "MODE", "value": "bench"}],
+                        "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+                    }]},
+                });
+                let r = c.post(&url).json(&body).send().await?;
+                let code = r.status().as_u16();
+                let _ = r.bytes().await?;
+                if code != 201 && code != 409 {
+                    return Err(format!("seed: {code}").into());
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        t.await??;
+    }
+    Ok(())
+}
+
+async fn formats(s: &Server, f: &Flags, objects: usize, runs: usize) -> Result<(), Error> {
+    let c = s.client()?;
+    ensure_namespace(&c, s, &f.namespace).await?;
+    seed_pods(s, &f.namespace, objects).await?;
+    let url = format!("{}/api/v1/namespaces/{}/pods", s.url, f.namespace);
+    let kinds: [(&str, &str, bool); 5] = [
+        ("JSON", "application/json", false),
+        ("JSON, gzip", "application/json", true),
+        ("Protobuf", "application/vnd.kubernetes.protobuf", false),
+        ("CBOR", "application/cbor", false),
+        ("Table", "application/json;as=Table;v=v1;g=meta.k8s.io", false),
+    ];
+    println!("LIST of {objects} pods, {runs} runs each (server CPU from --pid)");
+    for (label, accept, gzip) in kinds {
+        let get = || {
+            let mut r = c.get(&url).header("Accept", accept);
+            if gzip {
+                r = r.header("Accept-Encoding", "gzip");
+            }
+            r
+        };
+        // Warm up (the cache's memoized encodings of this format).
+        let warm = get().send().await?;
+        let code = warm.status().as_u16();
+        let _ = warm.bytes().await?;
+        if code != 200 {
+            println!("{label:<12} answered {code}: skipped");
+            continue;
+        }
+        let mut lat = Vec::new();
+        let mut bytes = 0usize;
+        let cpu_before = cpu_ms(f.pid);
+        for _ in 0..runs {
+            let start = Instant::now();
+            let body = get().send().await?.bytes().await?;
+            lat.push(start.elapsed().as_secs_f64() * 1000.0);
+            bytes = body.len();
+        }
+        let cpu = (cpu_ms(f.pid) - cpu_before) / runs.max(1) as f64;
+        lat.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "{label:<12} bytes={bytes:>10} ({:>6.2} MiB) latency p50={:>7.1}ms min={:>7.1}ms server CPU/list={cpu:>6.1}ms",
+            bytes as f64 / 1048576.0,
+            pct(&lat, 0.5),
+            lat.first().copied().unwrap_or(0.0),
+        );
+    }
+    Ok(())
+}
+
 async fn fanout(
     s: &Server,
     f: &Flags,
@@ -368,6 +502,7 @@ async fn fanout(
     connections: usize,
     rate: u64,
     duration: Duration,
+    protobuf: bool,
 ) -> Result<(), Error> {
     let admin = s.client()?;
     ensure_namespace(&admin, s, &f.namespace).await?;
@@ -398,7 +533,11 @@ async fn fanout(
             closed.clone(),
         );
         tasks.push(tokio::spawn(async move {
-            let Ok(mut r) = c.get(&u).send().await else {
+            let mut req = c.get(&u);
+            if protobuf {
+                req = req.header("Accept", "application/vnd.kubernetes.protobuf;stream=watch");
+            }
+            let Ok(mut r) = req.send().await else {
                 closed.fetch_add(1, Ordering::Relaxed);
                 return;
             };
@@ -408,6 +547,23 @@ async fn fanout(
                 buf.extend_from_slice(&chunk);
                 let now = base.elapsed().as_micros() as u64;
                 let mut start = 0;
+                if protobuf {
+                    // Length-delimited frames (4-byte big-endian length).
+                    while buf.len() - start >= 4 {
+                        let mut len = [0u8; 4];
+                        len.copy_from_slice(&buf[start..start + 4]);
+                        let len = u32::from_be_bytes(len) as usize;
+                        if buf.len() - start - 4 < len {
+                            break;
+                        }
+                        if let Some(t) = stamp_pb(&buf[start + 4..start + 4 + len]) {
+                            hist.add(now.saturating_sub(t));
+                        }
+                        start += 4 + len;
+                    }
+                    buf.drain(..start);
+                    continue;
+                }
                 while let Some(pos) = buf[start..].iter().position(|b| *b == b'\n') {
                     if let Some(t) = stamp(&buf[start..start + pos]) {
                         hist.add(now.saturating_sub(t));
@@ -499,7 +655,9 @@ async fn main() -> Result<(), Error> {
             connections,
             rate,
             duration,
-        } => fanout(&s, &f, watchers, connections, rate, duration).await,
+            protobuf,
+        } => fanout(&s, &f, watchers, connections, rate, duration, protobuf).await,
+        Cmd::Formats { objects, runs } => formats(&s, &f, objects, runs).await,
         Cmd::List {
             objects,
             page,

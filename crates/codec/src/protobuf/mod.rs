@@ -18,6 +18,7 @@
 //! the walk and the well-known types are in [`transcode`]. Custom resources
 //! have no schema here: encoding one is kube's `406` (`errNotMarshalable`).
 
+pub mod go_json;
 mod schema;
 mod transcode;
 mod wire;
