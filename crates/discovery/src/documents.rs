@@ -29,9 +29,31 @@ pub struct Doc {
 }
 
 impl Doc {
-    /// Serialise `v` and hash it.
+    /// Serialise `v` and hash it (compact, as Go's `json.Marshal`: the
+    /// OpenAPI documents).
     pub fn of(v: &Value) -> Doc {
-        let bytes = keelson_codec::encode(Format::JSON, v).unwrap_or_default();
+        Doc::from_bytes(keelson_codec::encode(Format::JSON, v).unwrap_or_default())
+    }
+
+    /// An API object as kube's JSON serializer writes it: compact, with a
+    /// final newline (the discovery documents).
+    pub fn object(v: &Value) -> Doc {
+        let mut bytes = keelson_codec::encode(Format::JSON, v)
+            .unwrap_or_default()
+            .to_vec();
+        bytes.push(b'\n');
+        Doc::from_bytes(Bytes::from(bytes))
+    }
+
+    /// A non-API value as kube's `WriteRawJSON` writes it: indented by two
+    /// spaces, no final newline (`/version`).
+    pub fn raw_indented(v: &Value) -> Doc {
+        Doc::from_bytes(Bytes::from(
+            serde_json::to_vec_pretty(v).unwrap_or_default(),
+        ))
+    }
+
+    fn from_bytes(bytes: Bytes) -> Doc {
         let etag = etag(&bytes);
         Doc { bytes, etag }
     }
@@ -73,13 +95,13 @@ impl Documents {
     pub fn build(snapshot: Arc<CatalogSnapshot>) -> Documents {
         let c = &*snapshot;
         Documents {
-            api_legacy: Doc::of(&api_versions(c)),
-            apis_legacy: Doc::of(&api_group_list(c)),
-            api_v2: Doc::of(&aggregated(c, true, AggVersion::V2)),
-            apis_v2: Doc::of(&aggregated(c, false, AggVersion::V2)),
-            api_v2beta1: Doc::of(&aggregated(c, true, AggVersion::V2Beta1)),
-            apis_v2beta1: Doc::of(&aggregated(c, false, AggVersion::V2Beta1)),
-            version: Doc::of(&version_info()),
+            api_legacy: Doc::object(&api_versions(c)),
+            apis_legacy: Doc::object(&api_group_list(c)),
+            api_v2: Doc::object(&aggregated(c, true, AggVersion::V2)),
+            apis_v2: Doc::object(&aggregated(c, false, AggVersion::V2)),
+            api_v2beta1: Doc::object(&aggregated(c, true, AggVersion::V2Beta1)),
+            apis_v2beta1: Doc::object(&aggregated(c, false, AggVersion::V2Beta1)),
+            version: Doc::raw_indented(&version_info()),
             openapi: OnceLock::new(),
             snapshot,
         }
