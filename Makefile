@@ -1,17 +1,32 @@
 # Keelson — common commands. `make run` starts the embedded server;
-# `make test` runs the whole suite (what CI runs).
+# `make test` builds the image and runs the whole suite (what CI runs).
 
 CARGO ?= cargo
 
-.PHONY: run build test lint fmt bench bench-watch bench-apply catalog protobuf
+.PHONY: run build image test lint fmt bench bench-watch bench-apply catalog protobuf
+
+# The etcd client's build (etcd-client) compiles etcd's protos with protoc:
+# install Debian's protobuf-compiler when it is missing.
+PROTOC_CHECK = command -v protoc >/dev/null 2>&1 || { \
+	echo "protoc missing: installing Debian's protobuf-compiler (the etcd client's build needs it)"; \
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq protobuf-compiler; \
+	else sudo apt-get update -qq && sudo apt-get install -y -qq protobuf-compiler; fi; }
 
 run:
+	@$(PROTOC_CHECK)
 	$(CARGO) run --release --bin keelson
 
 build:
+	@$(PROTOC_CHECK)
 	$(CARGO) build --workspace --bins
 
-test:
+# The container image (keelson:dev, FROM scratch) from the release binaries;
+# docker-compose.yml and the compose suite (tests/e2e/compose.rs) run it.
+image:
+	@$(PROTOC_CHECK)
+	bash docker/build-image.sh
+
+test: image
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
 		$(CARGO) nextest run --workspace --no-fail-fast; \
 	else \

@@ -48,11 +48,16 @@ async fn checks(c: &Cluster) {
     let u = |p: &str| format!("{}{}", c.url, p);
     let cms = u("/api/v1/namespaces/default/configmaps");
 
-    // 401 without a token; public endpoints stay open.
+    // Anonymous requests are `system:anonymous`, which RBAC allows only
+    // the public endpoints (kube's 403); a wrong token is 401.
     let r = send(c.anonymous_client().get(&cms)).await;
     assert_eq!(
         status_of(&r),
-        (401, "Unauthorized".into(), "Unauthorized".into())
+        (
+            403,
+            "Forbidden".into(),
+            r#"configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default""#.into()
+        )
     );
     let r = send(http.get(&cms).bearer_auth("wrong")).await;
     assert_eq!(r.code, 401);
@@ -266,7 +271,8 @@ async fn checks(c: &Cluster) {
             .body("x"),
     )
     .await;
-    assert_eq!(status_of(&r).0, 415);
+    // Not CBOR (tests/e2e/cbor.rs has the rest).
+    assert_eq!(status_of(&r).0, 400);
     let r = send(
         http.patch(format!("{cms}/c"))
             .header("content-type", "application/x-bogus-patch+json")
@@ -274,8 +280,13 @@ async fn checks(c: &Cluster) {
     )
     .await;
     assert_eq!(status_of(&r).1, "UnsupportedMediaType");
-    // Protobuf is served (tests/e2e/protobuf.rs); CBOR is not.
-    let r = send(http.get(&cms).header("accept", "application/cbor")).await;
+    // Protobuf and CBOR are served (tests/e2e/protobuf.rs, cbor.rs); a
+    // Table in CBOR is not.
+    let r = send(
+        http.get(&cms)
+            .header("accept", "application/cbor;as=Table;g=meta.k8s.io;v=v1"),
+    )
+    .await;
     assert_eq!(status_of(&r).0, 406);
     let r = send(http.get(u("/api/v1/namespaces/default/bindings?watch=true"))).await;
     assert_eq!(
@@ -327,6 +338,13 @@ async fn checks(c: &Cluster) {
     let ns = u("/api/v1/namespaces");
     send(http.post(&ns).json(&json!({"metadata": {"name": "pages"}}))).await;
     let pcm = u("/api/v1/namespaces/pages/configmaps");
+    // The root CA publisher gives every namespace `kube-root-ca.crt`:
+    // wait for it, so that it comes before the objects written here.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while send(http.get(format!("{pcm}/kube-root-ca.crt"))).await.code != 200 {
+        assert!(std::time::Instant::now() < deadline, "no kube-root-ca.crt");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let mut rvs = Vec::new();
     for i in 0..5 {
         let r = send(
@@ -343,7 +361,7 @@ async fn checks(c: &Cluster) {
     }
     let first = send(http.get(format!("{pcm}?limit=2"))).await.json();
     let snapshot = first["metadata"]["resourceVersion"].clone();
-    assert_eq!(first["metadata"]["remainingItemCount"], 3);
+    assert_eq!(first["metadata"]["remainingItemCount"], 4);
     let token = first["metadata"]["continue"].as_str().unwrap().to_string();
     // A write between pages is not seen by later pages of the snapshot.
     send(http.post(&pcm).json(&json!({"metadata": {"name": "p9"}}))).await;
@@ -368,7 +386,7 @@ async fn checks(c: &Cluster) {
                 .map(|i| i["metadata"]["name"].as_str().unwrap())
         })
         .collect();
-    assert_eq!(names, ["p0", "p1", "p2", "p3", "p4"]);
+    assert_eq!(names, ["kube-root-ca.crt", "p0", "p1", "p2", "p3", "p4"]);
     let sel = send(http.get(format!("{pcm}?limit=1&labelSelector=!nope")))
         .await
         .json();
@@ -381,7 +399,7 @@ async fn checks(c: &Cluster) {
     .await
     .json();
     assert_eq!(exact["metadata"]["resourceVersion"], rvs[1].as_str());
-    assert_eq!(exact["items"].as_array().unwrap().len(), 2);
+    assert_eq!(exact["items"].as_array().unwrap().len(), 3);
     let r = send(http.get(format!("{pcm}?continue={token}&resourceVersion=1"))).await;
     assert_eq!(
         status_of(&r),

@@ -66,8 +66,9 @@ fn early_answers_end_http2_streams_cleanly() {
         assert_eq!(v["message"], "Request entity too large: limit is 3145728");
 
         let (code, v, exit) = curl(&c, "POST", cms, false, "application/json", &small);
-        assert_eq!((code, exit), (401, 0), "{v}");
-        assert_eq!(v["reason"], "Unauthorized");
+        // Anonymous: RBAC's 403 (kube-apiserver's default anonymous auth).
+        assert_eq!((code, exit), (403, 0), "{v}");
+        assert_eq!(v["reason"], "Forbidden");
 
         let (code, v, exit) = curl(
             &c,

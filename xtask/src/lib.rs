@@ -193,6 +193,7 @@ pub fn gen_catalog(defs_json: &str, table_yaml: &str) -> Result<(Vec<u8>, Catalo
                         String::new()
                     },
                     strategy: Default::default(),
+                    custom: None,
                 });
             }
         }

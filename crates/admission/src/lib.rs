@@ -5,6 +5,7 @@
 //! [`LocalAdmission`] implements [`keelson_api::AdmissionApi`].
 #![forbid(unsafe_code)]
 
+mod custom;
 mod decode;
 mod defaults;
 mod lifecycle;
@@ -35,13 +36,19 @@ use validation::MetaRules;
 pub struct LocalAdmission {
     store: Arc<dyn StoreApi>,
     catalog: Catalog,
+    /// Compiled schemas of the catalog's custom resources.
+    schemas: keelson_apiextensions::SchemaCache,
 }
 
 impl LocalAdmission {
     /// Admission that reads namespaces from `store` and schemas from the
     /// live `catalog` (each request reads one generation).
     pub fn new(store: Arc<dyn StoreApi>, catalog: Catalog) -> LocalAdmission {
-        LocalAdmission { store, catalog }
+        LocalAdmission {
+            store,
+            catalog,
+            schemas: keelson_apiextensions::SchemaCache::new(),
+        }
     }
 }
 
@@ -88,7 +95,7 @@ impl LocalAdmission {
             .object
             .clone()
             .ok_or_else(|| ApiError::bad_request("the request has no object to admit"))?;
-        let catalog = self.catalog.snapshot();
+        let catalog = custom::await_resource(&self.catalog, &req).await;
         let target = schema::target(
             &catalog,
             &req.gr.group,
@@ -114,8 +121,63 @@ impl LocalAdmission {
         let own_kind = target.info.is_none_or(|i| i.kind == kind);
         let mut warnings = Vec::new();
 
+        // A custom resource's own kind: its structural schema decides.
+        let custom_schema = target
+            .info
+            .filter(|_| own_kind)
+            .and_then(|i| self.schemas.get(i));
+
         // 1. Decoding: wrong types, unknown and duplicate fields.
-        if let Some((root, root_def)) = target.root {
+        if let (Some(schema), true) = (custom_schema.as_deref(), object.is_object()) {
+            let received = if req.is_patch {
+                object.clone()
+            } else {
+                Value::Null
+            };
+            // metadata is ObjectMeta, decoded as for built-ins.
+            let mut strict = Vec::new();
+            if let (Some((root, root_def)), Some(meta)) = (
+                target.root,
+                object.as_object_mut().and_then(|m| m.get_mut("metadata")),
+            ) {
+                let mut only_meta = serde_json::json!({ "metadata": meta.take() });
+                let report = decode::decode(&*catalog, root, root_def, &mut only_meta, None);
+                *meta = only_meta["metadata"].take();
+                if let Some(e) = report.error {
+                    return Err(if req.is_patch {
+                        patch_invalid(&received, &e.to_string())
+                    } else {
+                        ApiError::bad_request(names.cannot_handle(&e.to_string()))
+                    });
+                }
+                strict = report.strict;
+            }
+            strict.extend(custom::prune(schema, &mut object));
+            // Stored in the storage version (`conversion: None` changes
+            // only `apiVersion`); reads show the version asked for.
+            if let Some(c) = target.info.and_then(|i| i.custom.as_deref()) {
+                if let Some(m) = object.as_object_mut() {
+                    m.insert(
+                        "apiVersion".into(),
+                        Value::from(format!("{}/{}", req.gr.group, c.storage_version)),
+                    );
+                }
+            }
+            if !strict.is_empty() {
+                match req.field_validation {
+                    FieldValidation::Strict => {
+                        let msg = format!("strict decoding error: {}", strict.join(", "));
+                        return Err(if req.is_patch {
+                            patch_invalid(&received, &msg)
+                        } else {
+                            ApiError::bad_request(names.cannot_handle(&msg))
+                        });
+                    }
+                    FieldValidation::Warn => warnings = strict,
+                    FieldValidation::Ignore => {}
+                }
+            }
+        } else if let Some((root, root_def)) = target.root.filter(|_| custom_schema.is_none()) {
             // Kept only for a patch's error message.
             let received = if req.is_patch {
                 object.clone()
@@ -175,6 +237,18 @@ impl LocalAdmission {
                 &mut object,
                 req.old_object.as_ref(),
             );
+            if let Some(schema) = custom_schema.as_deref() {
+                // kube's custom resource strategy: a create through a
+                // resource with a status subresource starts without status.
+                if req.operation == Operation::Create
+                    && target.info.is_some_and(|i| i.has_subresource("status"))
+                {
+                    if let Some(m) = object.as_object_mut() {
+                        m.shift_remove("status");
+                    }
+                }
+                schema.default(&mut object);
+            }
         }
 
         // 3. NamespaceLifecycle.
@@ -190,8 +264,20 @@ impl LocalAdmission {
                 namespaced,
             };
             let mut errs = validation::validate_meta(object.get("metadata"), rules);
-            if let Some((root, _)) = target.root {
+            if let Some(old) = req.old_object.as_ref().filter(|_| req.operation == Operation::Update) {
+                errs.extend(validation::no_new_finalizers(&object, old));
+            }
+            if let Some(schema) = custom_schema.as_deref() {
+                let old = req
+                    .old_object
+                    .as_ref()
+                    .filter(|_| req.operation == Operation::Update);
+                errs.extend(custom::validate(schema, &object, old));
+            } else if let Some((root, _)) = target.root {
                 errs.extend(validation::required_fields(&*catalog, root, &object));
+            }
+            if custom::is_crd(&req) {
+                errs.extend(custom::crd_errors(&req, &object));
             }
             if !errs.is_empty() {
                 let group = target

@@ -33,6 +33,11 @@ pub struct DeleteOptions {
     /// Graceful deletion period; `Some(n>0)` marks the object with
     /// `deletionTimestamp` instead of removing it (pods bound to a node).
     pub grace_period_seconds: Option<i64>,
+    /// `propagationPolicy`: which garbage-collection finalizer (`orphan`,
+    /// `foregroundDeletion`) the delete leaves on the object.
+    pub propagation_policy: Option<keelson_apimachinery::options::PropagationPolicy>,
+    /// `orphanDependents` (deprecated; wins over `propagation_policy`).
+    pub orphan_dependents: Option<bool>,
 }
 
 /// What a delete did.

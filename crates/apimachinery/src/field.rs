@@ -12,6 +12,8 @@ pub enum FieldErrorKind {
     TooLong,
     Duplicate,
     NotFound,
+    /// `Too many`: a list or map over its maximum size.
+    TooMany,
 }
 
 impl FieldErrorKind {
@@ -25,6 +27,7 @@ impl FieldErrorKind {
             FieldErrorKind::TooLong => "Too long",
             FieldErrorKind::Duplicate => "Duplicate value",
             FieldErrorKind::NotFound => "Not found",
+            FieldErrorKind::TooMany => "Too many",
         }
     }
 
@@ -38,6 +41,7 @@ impl FieldErrorKind {
             FieldErrorKind::TooLong => "FieldValueTooLong",
             FieldErrorKind::Duplicate => "FieldValueDuplicate",
             FieldErrorKind::NotFound => "FieldValueNotFound",
+            FieldErrorKind::TooMany => "FieldValueTooMany",
         }
     }
 

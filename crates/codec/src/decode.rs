@@ -1,4 +1,5 @@
-//! Request bodies to objects, with kube-apiserver's `400` wording for a
+//! Request bodies to objects (JSON, YAML, Kubernetes Protobuf, CBOR), with
+//! kube-apiserver's `400` wording for a
 //! body that does not parse (`the object provided is unrecognized ...`).
 //! Strictness about unknown and duplicate fields is admission's
 //! (`fieldValidation`); this only parses.
@@ -23,6 +24,17 @@ pub fn summary(body: &[u8]) -> String {
 ///
 /// [`negotiate_input`]: crate::negotiate_input
 pub fn decode_object(encoding: Encoding, body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    decode_object_at(encoding, body, kind, "")
+}
+
+/// [`decode_object`] for a resource served at `version` (kube names the
+/// version in some CBOR errors).
+pub fn decode_object_at(
+    encoding: Encoding,
+    body: &[u8],
+    kind: &str,
+    version: &str,
+) -> Result<Value, ApiError> {
     match encoding {
         Encoding::Json => serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!(
@@ -41,9 +53,7 @@ pub fn decode_object(encoding: Encoding, body: &[u8], kind: &str) -> Result<Valu
             ))
         }),
         Encoding::Protobuf => crate::protobuf::decode_request(body, kind),
-        Encoding::Cbor => Err(ApiError::unsupported_media_type(
-            crate::negotiate::UNSUPPORTED_MEDIA_TYPE,
-        )),
+        Encoding::Cbor => crate::cbor::decode_request(body, kind, version),
     }
 }
 
@@ -92,10 +102,9 @@ mod tests {
                 .code,
             400
         );
-        assert_eq!(
-            decode_object(Encoding::Cbor, b"", "Pod").unwrap_err().code,
-            415
-        );
+        let e = decode_object_at(Encoding::Cbor, b"", "Pod", "v1").unwrap_err();
+        assert_eq!(e.code, 400);
+        assert_eq!(e.message, "the object provided is unrecognized (must be of type Pod): unable to determine group/version/kind: EOF (<empty>)");
     }
 
     #[test]

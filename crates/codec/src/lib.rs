@@ -11,10 +11,13 @@
 //! - [`negotiate`]: Accept → [`Format`] (`406`), Content-Type → decoder (`415`).
 //! - [`serializer`]: the serializer table, one [`SerializerInfo`] per media
 //!   type with its encoder and stream framer.
-//! - [`decode`]: request bodies (JSON, YAML, Kubernetes Protobuf) to objects.
+//! - [`decode`]: request bodies (JSON, YAML, Kubernetes Protobuf, CBOR) to objects.
 //! - [`protobuf`]: the data-driven JSON ⇄ Kubernetes Protobuf transcoder
 //!   (objects, lists, watch events) for every built-in kind.
-//! - [`framer`]: stream framers (JSON lines, length-delimited Protobuf).
+//! - [`cbor`]: kube's CBOR (the self-described tag, its encode and decode
+//!   rules), objects, lists and `cbor-seq` watch events.
+//! - [`framer`]: stream framers (JSON lines, length-delimited Protobuf, CBOR
+//!   sequences).
 //! - [`watch`]: watch event frames (`{"type":"ADDED","object":...}\n`).
 //! - [`list`]: lists written as head, streamed items and tail.
 //! - [`target`]: conversions of an object to another target
@@ -23,6 +26,7 @@
 //!   PartialObjectMetadata views of objects and lists.
 #![forbid(unsafe_code)]
 
+pub mod cbor;
 pub mod decode;
 mod error;
 pub mod format;

@@ -9,7 +9,7 @@
 //! `PartialObjectMetadata`s (`"items": null` when empty, as kube builds that
 //! list anew); a `Table` streams one row per item, printed as it arrives
 //! (`crate::table`). A list asked for as `PartialObjectMetadata` is kube's
-//! `406`.
+//! `406`. CBOR lists are gathered and written whole (`crate::cbor`).
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
@@ -72,6 +72,9 @@ enum Inner {
     /// Kubernetes Protobuf: the items' messages, sized before the list's
     /// envelope is written (`crate::protobuf::ListWriter`).
     Protobuf(crate::protobuf::ListWriter),
+    /// CBOR: the items gathered, the item array sized before it is
+    /// written (`crate::cbor::ListWriter`).
+    Cbor(crate::cbor::ListWriter),
 }
 
 impl std::fmt::Debug for Inner {
@@ -84,6 +87,7 @@ impl std::fmt::Debug for Inner {
                 .field("items", &items.len())
                 .finish(),
             Inner::Protobuf(w) => f.debug_struct("Protobuf").field("items", &w.len()).finish(),
+            Inner::Cbor(w) => f.debug_struct("Cbor").field("items", &w.len()).finish(),
         }
     }
 }
@@ -200,7 +204,14 @@ impl ListEncoder {
                     rows,
                     null_when_empty,
                 },
-                Encoding::Protobuf | Encoding::Cbor => return Err(CodecError::NotServed(format)),
+                // PartialObjectMetadata items keep their type meta.
+                Encoding::Cbor => Inner::Cbor(crate::cbor::ListWriter::new(
+                    &head,
+                    key,
+                    null_when_empty,
+                    false,
+                )?),
+                Encoding::Protobuf => return Err(CodecError::NotServed(format)),
             };
             return Ok(ListEncoder { format, inner });
         }
@@ -227,7 +238,9 @@ impl ListEncoder {
                 null_when_empty: false,
             },
             Encoding::Protobuf => Inner::Protobuf(crate::protobuf::ListWriter::new(head)?),
-            Encoding::Cbor => return Err(CodecError::NotServed(format)),
+            Encoding::Cbor => {
+                Inner::Cbor(crate::cbor::ListWriter::new(head, "items", false, true)?)
+            }
         };
         Ok(ListEncoder { format, inner })
     }
@@ -266,6 +279,7 @@ impl ListEncoder {
     pub fn finish_frames(self) -> Result<Vec<Bytes>, CodecError> {
         match self.inner {
             Inner::Protobuf(w) => Ok(w.finish(FRAME_BYTES)),
+            Inner::Cbor(w) => Ok(w.finish(FRAME_BYTES)),
             _ => Ok(vec![self.finish()?]),
         }
     }
@@ -302,6 +316,10 @@ impl ListEncoder {
             }
             Inner::Protobuf(w) => {
                 w.push(Bytes::copy_from_slice(item));
+                Ok(None)
+            }
+            Inner::Cbor(w) => {
+                w.push(item)?;
                 Ok(None)
             }
         }
@@ -349,6 +367,7 @@ impl ListEncoder {
                 encode(Format::object(self.format.encoding), &head)
             }
             Inner::Protobuf(w) => Ok(Bytes::from(w.finish(FRAME_BYTES).concat())),
+            Inner::Cbor(w) => Ok(Bytes::from(w.finish(FRAME_BYTES).concat())),
         }
     }
 }
@@ -556,12 +575,65 @@ mod tests {
     }
 
     #[test]
+    fn cbor_lists_are_written_whole_from_tagged_items() {
+        use crate::format::MetaVersion;
+        let cbor = Format::object(Encoding::Cbor);
+        assert_eq!(item_format(cbor), cbor);
+        let mut enc = ListEncoder::new(cbor, &head()).unwrap();
+        assert!(!enc.streams());
+        for i in items() {
+            let mut full = i.clone();
+            full["kind"] = json!("ConfigMap");
+            full["apiVersion"] = json!("v1");
+            let item = encode(cbor, &full).unwrap();
+            assert_eq!(enc.push_shared(item).unwrap(), None);
+        }
+        let out = enc.finish_frames().unwrap().concat();
+        let mut whole = head();
+        whole["items"] = Value::Array(items());
+        // kube's bytes for the whole list: items without their type meta.
+        assert_eq!(out, encode(cbor, &whole).unwrap().to_vec());
+        // PartialObjectMetadataList: items keep theirs, none is null.
+        let pom_list = at(
+            Encoding::Cbor,
+            Target::PartialObjectMetadataList(MetaVersion::V1),
+        );
+        assert_eq!(
+            item_format(pom_list),
+            at(
+                Encoding::Cbor,
+                Target::PartialObjectMetadata(MetaVersion::V1)
+            )
+        );
+        let pom = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "a"}});
+        let mut enc = ListEncoder::new(pom_list, &pod_head()).unwrap();
+        enc.push(&encode(item_format(pom_list), &pom).unwrap())
+            .unwrap();
+        let v = crate::cbor::decode(&enc.finish().unwrap()).unwrap();
+        assert_eq!(v["kind"], "PartialObjectMetadataList");
+        assert_eq!(v["items"][0]["kind"], "PartialObjectMetadata");
+        assert_eq!(v["items"][0]["metadata"]["name"], "a");
+        let empty = ListEncoder::new(pom_list, &pod_head())
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert_eq!(crate::cbor::decode(&empty).unwrap()["items"], Value::Null);
+    }
+
+    #[test]
     fn odd_heads_and_unserved_formats() {
         let mut enc = ListEncoder::new(Format::JSON, &json!({})).unwrap();
         enc.push(b"{}").unwrap();
         assert_eq!(&enc.finish().unwrap()[..], b"{\"items\":[{}]}\n");
         assert!(ListEncoder::new(Format::JSON, &json!([])).is_err());
-        assert!(ListEncoder::new(Format::object(Encoding::Cbor), &head()).is_err());
+        assert!(ListEncoder::new(
+            Format {
+                encoding: Encoding::Cbor,
+                target: Target::Table(crate::format::MetaVersion::V1)
+            },
+            &head()
+        )
+        .is_err());
         let mut yaml = ListEncoder::new(Format::YAML, &head()).unwrap();
         assert!(yaml.push(b"not json").is_err());
     }

@@ -5,7 +5,7 @@
 //!
 //! A range's `as`, `g` and `v` parameters name its target (kube's
 //! `AllowsMediaTypeTransform`): a `Table` in JSON or YAML, a
-//! `PartialObjectMetadata[List]` (JSON and YAML so far), in `meta.k8s.io`
+//! `PartialObjectMetadata[List]` (JSON, YAML and CBOR), in `meta.k8s.io`
 //! `v1` or `v1beta1`. A range whose target is anything else (an unknown
 //! `as`, another group or version, a Table in Protobuf) is skipped, as
 //! kube skips it: kubectl lists the plain object after its Table ranges.
@@ -17,21 +17,25 @@ use crate::media::{media_type, parse_accept};
 use crate::serializer::SERIALIZERS;
 
 /// kube-apiserver's 406 message for the media types Keelson serves.
+/// (kube-apiserver with CBORServingAndStorage, which adds `application/cbor`).
 pub const NOT_ACCEPTABLE: &str =
-    "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor";
 
 /// kube-apiserver's 415 message for the body media types Keelson decodes.
-pub const UNSUPPORTED_MEDIA_TYPE: &str = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+pub const UNSUPPORTED_MEDIA_TYPE: &str = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor";
+
+/// kube-apiserver's 406 message for a watch asked for in a media type
+/// without a stream serializer (YAML): the stream media types.
+pub const NOT_ACCEPTABLE_STREAM: &str = "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch, application/cbor-seq";
 
 /// Whether responses are written in `target` with `encoding` (see the
 /// module notes).
 fn target_served(encoding: Encoding, target: Target) -> bool {
     match target {
         Target::Object => true,
-        Target::Table(_)
-        | Target::PartialObjectMetadata(_)
-        | Target::PartialObjectMetadataList(_) => {
-            matches!(encoding, Encoding::Json | Encoding::Yaml)
+        Target::Table(_) => matches!(encoding, Encoding::Json | Encoding::Yaml),
+        Target::PartialObjectMetadata(_) | Target::PartialObjectMetadataList(_) => {
+            matches!(encoding, Encoding::Json | Encoding::Yaml | Encoding::Cbor)
         }
     }
 }
@@ -110,8 +114,12 @@ mod tests {
         );
         // Unserved types are skipped whatever their quality.
         assert_eq!(
-            out("application/cbor, application/json;q=0.9").unwrap(),
+            out("application/cbor-seq, application/json;q=0.9").unwrap(),
             Format::JSON
+        );
+        assert_eq!(
+            out("application/cbor, application/json;q=0.9").unwrap(),
+            Format::object(Encoding::Cbor)
         );
         // q=0 excludes a range; with none left it is as if no header was
         // sent.
@@ -175,12 +183,16 @@ mod tests {
 
     #[test]
     fn not_acceptable_wording() {
-        for accept in ["text/plain", "application/cbor"] {
+        for accept in [
+            "text/plain",
+            "application/cbor-seq",
+            "application/cbor;as=Table;g=meta.k8s.io;v=v1",
+        ] {
             let e = out(accept).unwrap_err();
             assert_eq!((e.code, e.reason.as_str()), (406, "NotAcceptable"));
             assert_eq!(
                 e.message,
-                "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+                "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor"
             );
         }
     }
@@ -201,14 +213,18 @@ mod tests {
             negotiate_input(Some("application/vnd.kubernetes.protobuf")).unwrap(),
             Encoding::Protobuf
         );
+        assert_eq!(
+            negotiate_input(Some("application/cbor")).unwrap(),
+            Encoding::Cbor
+        );
         for ct in [
-            "application/cbor",
+            "application/cbor-seq",
             "text/plain",
             "application/merge-patch+json",
         ] {
             let e = negotiate_input(Some(ct)).unwrap_err();
             assert_eq!((e.code, e.reason.as_str()), (415, "UnsupportedMediaType"));
-            assert_eq!(e.message, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
+            assert_eq!(e.message, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor");
         }
     }
 }

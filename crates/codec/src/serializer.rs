@@ -67,8 +67,10 @@ pub const SERIALIZERS: [SerializerInfo; 4] = [
     SerializerInfo {
         encoding: Encoding::Cbor,
         media_type: "application/cbor",
-        served: false,
-        decodes: false,
+        // kube-apiserver serves it behind CBORServingAndStorage (alpha in
+        // 1.34); Keelson always does.
+        served: true,
+        decodes: true,
         stream: Some(StreamSerializerInfo {
             media_type: "application/cbor-seq",
             framer: Framer::Cbor,
@@ -113,7 +115,7 @@ pub fn encode_with(
             .map(Bytes::from)
             .map_err(|e| CodecError::Yaml(e.to_string())),
         Encoding::Protobuf => Ok(Bytes::from(crate::protobuf::encode_object(object)?)),
-        Encoding::Cbor => Err(CodecError::NotServed(format)),
+        Encoding::Cbor => Ok(crate::cbor::encode_value(object)),
     }
 }
 
@@ -148,8 +150,9 @@ mod tests {
         assert_eq!(back["metadata"], json!({"creationTimestamp": null}));
         back.as_object_mut().unwrap().remove("metadata");
         assert_eq!(back, o);
-        let e = encode(Format::object(Encoding::Cbor), &o).unwrap_err();
-        assert!(matches!(e, CodecError::NotServed(_)), "{e}");
+        let cbor = encode(Format::object(Encoding::Cbor), &o).unwrap();
+        assert!(cbor.starts_with(&crate::cbor::SELF_DESCRIBED));
+        assert_eq!(crate::cbor::decode(&cbor).unwrap(), o);
         // A kind without a message (a custom resource) is kube's 406.
         let cr = json!({"kind": "Widget", "apiVersion": "example.com/v1"});
         let e = encode(Format::object(Encoding::Protobuf), &cr).unwrap_err();

@@ -5,6 +5,9 @@
 //! them, and the object can be found again inside a frame as a slice of it.
 //! Protobuf frames are kube's: a 4-byte length, then `WatchEvent {type,
 //! object: {raw}}` with the object in its envelope (`crate::protobuf`).
+//! CBOR frames are kube's `application/cbor-seq` items: a tagged
+//! `WatchEvent {type, object}` map with the tagged object last
+//! (`crate::cbor`).
 
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
@@ -40,7 +43,9 @@ pub fn encode_event(format: Format, t: EventType, object: &[u8]) -> Result<Bytes
         }
         // A length-delimited `WatchEvent` around the enveloped object.
         Encoding::Protobuf => Ok(crate::protobuf::event_frame(t.as_str(), object)),
-        _ => Err(CodecError::NotServed(format)),
+        // A tagged `WatchEvent` map around the tagged object.
+        Encoding::Cbor => Ok(crate::cbor::event_frame(t.as_str(), object)),
+        Encoding::Yaml => Err(CodecError::NotServed(format)),
     }
 }
 
@@ -68,7 +73,8 @@ pub fn object_of_event(format: Format, t: EventType, frame: &Bytes) -> Option<By
             ok.then(|| frame.slice(prefix_len..frame.len() - 2))
         }
         Encoding::Protobuf => crate::protobuf::object_of_frame(t.as_str(), frame),
-        _ => None,
+        Encoding::Cbor => crate::cbor::object_of_frame(t.as_str(), frame),
+        Encoding::Yaml => None,
     }
 }
 
@@ -104,6 +110,23 @@ mod tests {
             let inside = f.as_ptr() as usize..f.as_ptr() as usize + f.len();
             assert!(inside.contains(&(o.as_ptr() as usize)));
         }
+    }
+
+    #[test]
+    fn cbor_events_are_tagged_watch_events() {
+        let cbor = Format::object(Encoding::Cbor);
+        let v = encode_event_value(cbor, EventType::Error, &json!({"code": 410})).unwrap();
+        assert_eq!(
+            crate::cbor::decode(&v).unwrap(),
+            json!({"type": "ERROR", "object": {"code": 410}})
+        );
+        let object = encode(cbor, &json!({"a": 1})).unwrap();
+        let f = encode_event(cbor, EventType::Modified, &object).unwrap();
+        let o = object_of_event(cbor, EventType::Modified, &f).unwrap();
+        assert_eq!(o, object);
+        let inside = f.as_ptr() as usize..f.as_ptr() as usize + f.len();
+        assert!(inside.contains(&(o.as_ptr() as usize)));
+        assert_eq!(object_of_event(cbor, EventType::Added, &f), None);
     }
 
     #[test]

@@ -8,8 +8,33 @@
 //!
 //! - [`NamespaceController`]: deleting a namespace deletes every object in
 //!   it.
+//! - [`GarbageCollector`]: owner references — background, foreground and
+//!   orphan cascading deletion.
+//! - [`CrdController`]: CustomResourceDefinition names, conditions and the
+//!   cleanup of a deleted CRD's objects.
+//! - [`bootstrap`]: kube's bootstrap RBAC policy, reconciled on start
+//!   ([`bootstrap::reconcile_policy`], also as [`BootstrapController`]),
+//!   and the `kubernetes` Service, Endpoints and EndpointSlice
+//!   ([`bootstrap::apiserver_objects`]); the gateway runs both as it
+//!   starts, as kube-apiserver's post-start hooks do.
+//! - [`AggregationController`]: ClusterRole `aggregationRule`s.
+//! - [`ServiceAccountController`]: a `default` ServiceAccount in every
+//!   namespace; [`RootCaController`]: `kube-root-ca.crt` in every namespace.
 #![forbid(unsafe_code)]
 
+pub mod crd;
+pub mod gc;
 pub mod namespace;
+pub mod bootstrap;
+mod per_namespace;
+pub mod rbac_aggregation;
+pub mod rootca;
+pub mod serviceaccount;
 
+pub use crd::CrdController;
+pub use gc::GarbageCollector;
 pub use namespace::NamespaceController;
+pub use bootstrap::BootstrapController;
+pub use rbac_aggregation::AggregationController;
+pub use rootca::RootCaController;
+pub use serviceaccount::ServiceAccountController;

@@ -1,26 +1,40 @@
-//! The namespace controller: when a namespace is deleted (or marked for
-//! deletion), delete every namespaced object in it.
+//! The namespace controller (kube-controller-manager's `namespace`
+//! controller and its `namespacedResourcesDeleter`).
+//!
+//! Deleting a namespace only marks it (`deletionTimestamp`, phase
+//! `Terminating`, see the store); this controller then deletes every object
+//! in it (in the background, so their own finalizers are honoured and
+//! waited for), keeps kube's five deletion conditions in `status.conditions`
+//! (`NamespaceDeletionDiscoveryFailure`, `NamespaceDeletionGroupVersionParsingFailure`,
+//! `NamespaceDeletionContentFailure`, `NamespaceContentRemaining`,
+//! `NamespaceFinalizersRemaining`) and, once nothing is left, removes the
+//! `kubernetes` finalizer from `spec.finalizers` — the update that deletes
+//! the namespace when no other finalizer remains. A terminating namespace
+//! with content left is looked at again every [`REQUEUE_AFTER`].
 //!
 //! It follows `StoreApi::watch` on namespaces. Every (re)start first lists
-//! the namespaces and purges the objects of any namespace that is gone or
-//! terminating — deletions missed while it was down or disconnected — then
-//! watches from that list's revision, so no deletion falls between the two.
-//! A purge never touches a namespace that exists again under the same name
-//! (see [`purge`]). The Terminating phase arrives with the deletion issue;
-//! until then a namespace is removed at once and its contents right after.
+//! the namespaces, queues the terminating ones and purges the objects of
+//! namespaces that are gone (deleted while it was down), then watches from
+//! that list's revision. A purge never touches a namespace that exists
+//! again under the same name (see [`purge`]).
 
+mod conditions;
 mod purge;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt as _;
-use keelson_api::{ApiResult, EventType, GroupResource, StoreApi};
+use keelson_api::{
+    ApiResult, DeleteOptions, EventType, GroupResource, ObjectKey, StoreApi, UpdateOptions,
+};
 use keelson_apimachinery::meta::meta_str;
+use keelson_apimachinery::options::PropagationPolicy;
+use keelson_registry::Catalog;
 use serde_json::Value;
 
 pub use purge::{namespace_gone, purge};
@@ -29,21 +43,56 @@ pub use purge::{namespace_gone, purge};
 /// or its change stream ended.
 pub const RETRY_AFTER: Duration = Duration::from_secs(1);
 
+/// How often a terminating namespace whose content is not gone yet (held
+/// by finalizers) is looked at again.
+pub const REQUEUE_AFTER: Duration = Duration::from_millis(500);
+
+/// The finalizer this controller owns in `spec.finalizers`.
+pub const FINALIZER: &str = "kubernetes";
+
 /// The namespace controller.
 pub struct NamespaceController {
     store: Arc<dyn StoreApi>,
-    resources: Vec<GroupResource>,
+    catalog: Option<Catalog>,
     synced: tokio::sync::watch::Sender<bool>,
 }
 
+/// What one pass over a terminating namespace found.
+#[derive(Debug, PartialEq, Eq)]
+enum Pass {
+    /// Finalized, gone, or not terminating.
+    Done,
+    /// Content or errors remain: look again later.
+    Again,
+}
+
 impl NamespaceController {
-    /// A controller over every namespaced resource of the catalog.
+    /// A controller over every namespaced resource of the built-in catalog.
     pub fn new(store: Arc<dyn StoreApi>) -> Self {
         NamespaceController {
             store,
-            resources: namespaced_resources(),
+            catalog: None,
             synced: tokio::sync::watch::channel(false).0,
         }
+    }
+
+    /// A controller over every namespaced resource of `catalog` (custom
+    /// resources included), read at each pass.
+    pub fn with_catalog(store: Arc<dyn StoreApi>, catalog: Catalog) -> Self {
+        NamespaceController {
+            catalog: Some(catalog),
+            ..NamespaceController::new(store)
+        }
+    }
+
+    /// A controller with its own catalog, kept in step with the stored
+    /// CustomResourceDefinitions by a follower task (for a process that
+    /// has no catalog of its own: `keelson-controllers`). Must run inside a
+    /// tokio runtime.
+    pub fn following_crds(store: Arc<dyn StoreApi>) -> Self {
+        let catalog = Catalog::builtin();
+        keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
+        NamespaceController::with_catalog(store, catalog)
     }
 
     /// Whether the controller has caught up with the store and is following
@@ -74,42 +123,71 @@ impl NamespaceController {
         tracing::info!("namespace controller stopped");
     }
 
-    /// Purge every namespace that is gone or terminating, then follow the
-    /// namespaces' change stream until it ends.
-    async fn sync_and_follow(&self) -> ApiResult<()> {
-        let after = self.resync().await?;
-        let mut changes = self.store.watch(&namespaces(), None, after).await?;
-        self.synced.send_replace(true);
-        while let Some(change) = changes.next().await {
-            let change = change?;
-            let purge_it = match change.event_type {
-                EventType::Deleted => true,
-                EventType::Added | EventType::Modified => terminating(&change.object),
-                EventType::Bookmark | EventType::Error => false,
-            };
-            if purge_it {
-                self.purge(meta_str(&change.object, "name")).await?;
-            }
+    fn resources(&self) -> Vec<GroupResource> {
+        match &self.catalog {
+            Some(c) => resources_of(c.snapshot().resources()),
+            None => namespaced_resources(),
         }
-        Ok(())
     }
 
-    /// The start-up pass: purge the objects of every namespace that is gone
-    /// or terminating; returns the revision the namespaces were listed at.
-    async fn resync(&self) -> ApiResult<u64> {
+    /// Queue the terminating namespaces and purge the gone ones, then
+    /// follow the namespaces' change stream until it ends.
+    async fn sync_and_follow(&self) -> ApiResult<()> {
+        let (after, mut pending) = self.resync().await?;
+        let mut changes = self.store.watch(&namespaces(), None, after).await?;
+        self.synced.send_replace(true);
+        let mut tick = tokio::time::interval(REQUEUE_AFTER);
+        loop {
+            tokio::select! {
+                change = changes.next() => {
+                    let Some(change) = change else { return Ok(()) };
+                    let change = change?;
+                    let name = meta_str(&change.object, "name").to_string();
+                    match change.event_type {
+                        EventType::Deleted => {
+                            pending.remove(&name);
+                            self.purge(&name).await?;
+                        }
+                        EventType::Added | EventType::Modified if terminating(&change.object) => {
+                            if self.sync_namespace(&name).await? == Pass::Again {
+                                pending.insert(name);
+                            } else {
+                                pending.remove(&name);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                _ = tick.tick() => {
+                    let names: Vec<String> = pending.iter().cloned().collect();
+                    for name in names {
+                        if self.sync_namespace(&name).await? == Pass::Done {
+                            pending.remove(&name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The start-up pass: purge the objects of every namespace that is
+    /// gone; returns the revision the namespaces were listed at and the
+    /// terminating namespaces.
+    async fn resync(&self) -> ApiResult<(u64, BTreeSet<String>)> {
         let listed = self.store.list(&namespaces(), None).await?;
-        let live: BTreeSet<&str> = listed
+        let existing: BTreeSet<&str> = listed.items.iter().map(|ns| meta_str(ns, "name")).collect();
+        let pending: BTreeSet<String> = listed
             .items
             .iter()
-            .filter(|ns| !terminating(ns))
-            .map(|ns| meta_str(ns, "name"))
+            .filter(|ns| terminating(ns))
+            .map(|ns| meta_str(ns, "name").to_string())
             .collect();
         let mut orphaned = BTreeSet::new();
-        for gr in &self.resources {
+        for gr in &self.resources() {
             let mut items = self.store.list_stream(gr, None).await?.items;
             while let Some(item) = items.next().await {
                 let ns = meta_str(&item?, "namespace").to_string();
-                if !ns.is_empty() && !live.contains(ns.as_str()) {
+                if !ns.is_empty() && !existing.contains(ns.as_str()) {
                     orphaned.insert(ns);
                 }
             }
@@ -117,25 +195,189 @@ impl NamespaceController {
         for ns in &orphaned {
             self.purge(ns).await?;
         }
-        Ok(listed.resource_version)
+        Ok((listed.resource_version, pending))
     }
 
     async fn purge(&self, ns: &str) -> ApiResult<()> {
-        let deleted = purge(self.store.as_ref(), &self.resources, ns).await?;
+        let deleted = purge(self.store.as_ref(), &self.resources(), ns).await?;
         if deleted > 0 {
             tracing::info!(namespace = ns, deleted, "purged a deleted namespace");
         }
         Ok(())
     }
+
+    /// kube's `namespacedResourcesDeleter.Delete` for one namespace.
+    async fn sync_namespace(&self, name: &str) -> ApiResult<Pass> {
+        let key = ObjectKey::new(namespaces(), "", name);
+        let mut ns = match self.store.get(&key).await {
+            Ok(ns) => ns,
+            Err(e) if e.is_not_found() => return Ok(Pass::Done),
+            Err(e) => return Err(e),
+        };
+        if !terminating(&ns) {
+            return Ok(Pass::Done);
+        }
+        let uid = meta_str(&ns, "uid").to_string();
+        if !spec_finalizers(&ns).iter().any(|f| f == FINALIZER) {
+            // Finalized: once no finalizer is left, the namespace goes.
+            if spec_finalizers(&ns).is_empty() {
+                let opts = DeleteOptions {
+                    precondition_uid: Some(uid),
+                    ..DeleteOptions::default()
+                };
+                match self.store.delete(&key, opts).await {
+                    Ok(_) => {}
+                    Err(e) if e.is_not_found() || e.is_conflict() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(Pass::Done);
+        }
+        if ns.pointer("/status/phase").and_then(Value::as_str) != Some("Terminating") {
+            conditions::set_phase_terminating(&mut ns);
+            ns = self
+                .store
+                .update(&key, ns, UpdateOptions::default())
+                .await?;
+        }
+        let totals = self.delete_all_content(name).await;
+        let mut updated = ns.clone();
+        if conditions::update(&mut updated, &totals) {
+            match self
+                .store
+                .update(&key, updated, UpdateOptions::default())
+                .await
+            {
+                Ok(new) => ns = new,
+                Err(e) if e.is_conflict() => return Ok(Pass::Again),
+                Err(e) if e.is_not_found() => return Ok(Pass::Done),
+                Err(e) => {
+                    tracing::warn!(namespace = name, error = %e.message, "couldn't update the namespace's status conditions");
+                }
+            }
+        }
+        if !totals.errors.is_empty() || !totals.remaining.is_empty() {
+            return Ok(Pass::Again);
+        }
+        // Everything is gone: remove our finalizer (what `PUT .../finalize`
+        // does), which deletes the namespace when it was the last one.
+        let mut finalized = ns;
+        if let Some(list) = finalized
+            .pointer_mut("/spec/finalizers")
+            .and_then(Value::as_array_mut)
+        {
+            list.retain(|f| f.as_str() != Some(FINALIZER));
+        }
+        match self
+            .store
+            .update(&key, finalized, UpdateOptions::default())
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(namespace = name, "namespace finalized");
+                Ok(Pass::Done)
+            }
+            Err(e) if e.is_not_found() => Ok(Pass::Done),
+            Err(e) if e.is_conflict() => Ok(Pass::Again),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Delete every object in namespace `ns` (in the background, as kube's
+    /// deleter does) and count what is left.
+    async fn delete_all_content(&self, ns: &str) -> conditions::Totals {
+        let mut totals = conditions::Totals::default();
+        for gr in self.resources() {
+            if let Err(e) = self.delete_content(&gr, ns, &mut totals).await {
+                totals.errors.push(e.message);
+            }
+        }
+        totals
+    }
+
+    async fn delete_content(
+        &self,
+        gr: &GroupResource,
+        ns: &str,
+        totals: &mut conditions::Totals,
+    ) -> ApiResult<()> {
+        let items = self.store.list(gr, Some(ns)).await?.items;
+        if items.is_empty() {
+            return Ok(());
+        }
+        for item in &items {
+            if terminating(item) {
+                continue;
+            }
+            let key = ObjectKey::new(gr.clone(), ns, meta_str(item, "name"));
+            let opts = DeleteOptions {
+                precondition_uid: Some(meta_str(item, "uid").to_string()).filter(|u| !u.is_empty()),
+                propagation_policy: Some(PropagationPolicy::Background),
+                ..DeleteOptions::default()
+            };
+            match self.store.delete(&key, opts).await {
+                Ok(_) => {}
+                Err(e) if e.is_not_found() || e.is_conflict() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let left = self.store.list(gr, Some(ns)).await?.items;
+        if left.is_empty() {
+            return Ok(());
+        }
+        let mut by_finalizer: BTreeMap<String, usize> = BTreeMap::new();
+        for item in &left {
+            if let Some(list) = item
+                .pointer("/metadata/finalizers")
+                .and_then(Value::as_array)
+            {
+                for f in list.iter().filter_map(Value::as_str) {
+                    *by_finalizer.entry(f.to_string()).or_default() += 1;
+                }
+            }
+        }
+        totals.remaining.insert(gr.clone(), left.len());
+        if by_finalizer.is_empty() {
+            // kube's deleter: content without finalizers should be gone.
+            return Err(keelson_apimachinery::ApiError::internal(format!(
+                "unexpected items still remain in namespace: {ns} for gvr: {}",
+                gvr_string(gr, &self.version_of(gr))
+            )));
+        }
+        for (f, n) in by_finalizer {
+            *totals.finalizers.entry(f).or_default() += n;
+        }
+        Ok(())
+    }
+
+    fn version_of(&self, gr: &GroupResource) -> String {
+        let snap = match &self.catalog {
+            Some(c) => c.snapshot(),
+            None => keelson_registry::CatalogSnapshot::builtin().clone(),
+        };
+        snap.resources()
+            .iter()
+            .find(|i| i.gr() == *gr)
+            .map(|i| i.version.clone())
+            .unwrap_or_default()
+    }
 }
 
-/// Every namespaced resource of the catalog, once each.
+/// Go's `%v` of a `schema.GroupVersionResource`.
+fn gvr_string(gr: &GroupResource, version: &str) -> String {
+    format!("{}/{}, Resource={}", gr.group, version, gr.resource)
+}
+
+/// Every namespaced resource of the built-in catalog, once each.
 pub fn namespaced_resources() -> Vec<GroupResource> {
+    resources_of(keelson_registry::CatalogSnapshot::builtin().resources())
+}
+
+/// The namespaced resources that can be deleted, once each.
+fn resources_of(infos: &[keelson_registry::ResourceInfo]) -> Vec<GroupResource> {
     let mut out: Vec<GroupResource> = Vec::new();
-    // The built-in resources; resources added at runtime join once the
-    // controller reads the live catalog.
-    for info in keelson_registry::CatalogSnapshot::builtin().resources() {
-        if info.namespaced && !out.contains(&info.gr()) {
+    for info in infos {
+        if info.namespaced && info.has_verb("delete") && !out.contains(&info.gr()) {
             out.push(info.gr());
         }
     }
@@ -146,7 +388,19 @@ fn namespaces() -> GroupResource {
     GroupResource::new("", "namespaces")
 }
 
-/// Whether a namespace is marked for deletion.
-fn terminating(ns: &Value) -> bool {
-    !meta_str(ns, "deletionTimestamp").is_empty()
+/// Whether an object is marked for deletion.
+fn terminating(obj: &Value) -> bool {
+    !meta_str(obj, "deletionTimestamp").is_empty()
+}
+
+fn spec_finalizers(ns: &Value) -> Vec<String> {
+    ns.pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -25,6 +25,10 @@ pub enum KvError {
     /// The backend (disk, network, the engine) failed.
     #[error("storage backend error: {0}")]
     Backend(String),
+    /// The backend could not be reached in time (etcd down or partitioned):
+    /// the request may be retried.
+    #[error("storage backend unavailable: {0}")]
+    Unavailable(String),
     /// Stored bytes could not be decoded.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),

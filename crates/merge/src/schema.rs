@@ -92,6 +92,13 @@ impl<'a> TypeRef<'a> {
         TypeRef::new(self.snap, node)
     }
 
+    /// True when the node keeps fields its schema does not declare
+    /// (`x-kubernetes-preserve-unknown-fields`): structured-merge-diff
+    /// treats them as deduced (untyped) values, not as errors.
+    pub(crate) fn preserves_unknown_fields(&self) -> bool {
+        self.resolved.is_some_and(|s| s.preserve_unknown_fields)
+    }
+
     /// True when `name` is a declared field of this struct.
     pub(crate) fn has_field(&self, name: &str) -> bool {
         self.resolved

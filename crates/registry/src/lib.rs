@@ -14,6 +14,7 @@
 
 mod builtin;
 mod catalog;
+mod custom;
 mod resource;
 mod schema;
 mod snapshot;
@@ -21,6 +22,7 @@ mod strategy;
 
 pub use builtin::selectable_fields as builtin_selectable_fields;
 pub use catalog::Catalog;
+pub use custom::{CustomResource, PrinterColumn};
 pub use resource::{GroupInfo, NameRule, ResourceInfo, SubresourceInfo};
 pub use schema::{GroupVersionKind, Schema};
 pub use snapshot::{CatalogData, CatalogError, CatalogSnapshot, BUILTIN_GENERATION};

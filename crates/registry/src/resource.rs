@@ -3,6 +3,7 @@
 use keelson_apimachinery::GroupResource;
 use serde::{Deserialize, Serialize};
 
+use crate::custom::CustomResource;
 use crate::strategy::Strategy;
 
 /// The rule kube-apiserver validates `metadata.name` with.
@@ -74,6 +75,10 @@ pub struct ResourceInfo {
     /// strategies are filled in code).
     #[serde(default, skip_serializing_if = "Strategy::is_default")]
     pub strategy: Strategy,
+    /// The CustomResourceDefinition version this resource comes from
+    /// (`None` for built-in resources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<Box<CustomResource>>,
 }
 
 impl ResourceInfo {

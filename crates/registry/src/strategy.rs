@@ -61,6 +61,10 @@ pub enum StatusPolicy {
     /// As [`StatusPolicy::Subresource`], but a create starts as
     /// `{"phase":"Pending"}` (pods).
     PodPending,
+    /// A custom resource's `status` subresource: a create drops the
+    /// request's status (admission removes it), a write to the main
+    /// resource keeps the stored status.
+    CustomSubresource,
 }
 
 impl StatusPolicy {
@@ -68,7 +72,7 @@ impl StatusPolicy {
     /// request's.
     pub fn initial_status(self) -> Option<Value> {
         match self {
-            StatusPolicy::Plain => None,
+            StatusPolicy::Plain | StatusPolicy::CustomSubresource => None,
             StatusPolicy::Subresource => Some(json!({})),
             StatusPolicy::PodPending => Some(json!({"phase": "Pending"})),
         }

@@ -57,7 +57,8 @@ pub async fn serve_with_drain(
 /// Serve one Keelson service on `listener` until `shutdown` completes, the
 /// tail every gRPC service binary shares: `router` is built with the
 /// [`Draining`] that fires when shutdown starts (so its watches end at once;
-/// a service without streams ignores it), in-flight calls get at most
+/// a service without streams ignores it), the gRPC health service is added
+/// beside it, in-flight calls get at most
 /// [`SHUTDOWN_GRACE`], and `SERVICE service stopped` is logged.
 pub async fn serve_service(
     service: &str,
@@ -66,7 +67,12 @@ pub async fn serve_service(
     router: impl FnOnce(Draining) -> Router,
 ) -> Result<(), ServiceError> {
     let (trigger, draining) = draining();
-    serve_with_drain(listener, router(draining), shutdown, trigger).await?;
+    // The standard gRPC health service (`grpc.health.v1.Health`, the
+    // server as a whole: service name ""), for Docker and Kubernetes
+    // probes.
+    let (_reporter, health) = tonic_health::server::health_reporter();
+    let router = router(draining).add_service(health);
+    serve_with_drain(listener, router, shutdown, trigger).await?;
     tracing::info!("{service} service stopped");
     Ok(())
 }

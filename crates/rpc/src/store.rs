@@ -164,6 +164,11 @@ impl Store for StoreGrpc {
             precondition_uid: r.precondition_uid,
             precondition_resource_version: r.precondition_resource_version,
             grace_period_seconds: r.grace_period_seconds,
+            propagation_policy: r
+                .propagation_policy
+                .as_deref()
+                .and_then(keelson_apimachinery::options::PropagationPolicy::parse),
+            orphan_dependents: r.orphan_dependents,
         };
         let (outcome, object) = match self.api.delete(&key, opts).await.map_err(status)? {
             DeleteOutcome::Deleted(v) => (pb::DeleteOutcome::Deleted, v),
@@ -376,6 +381,8 @@ impl StoreApi for RemoteStore {
             precondition_uid: opts.precondition_uid,
             precondition_resource_version: opts.precondition_resource_version,
             grace_period_seconds: opts.grace_period_seconds,
+            propagation_policy: opts.propagation_policy.map(|p| p.as_str().to_string()),
+            orphan_dependents: opts.orphan_dependents,
         };
         let resp = self.client().delete(req).await.map_err(err)?.into_inner();
         let object = from_json_bytes(SERVICE, "object", &resp.object)?;

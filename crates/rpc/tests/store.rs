@@ -232,6 +232,7 @@ async fn every_delete_outcome_and_its_options_arrive() {
         precondition_uid: Some("uid-1".into()),
         precondition_resource_version: Some("2".into()),
         grace_period_seconds: Some(30),
+        ..Default::default()
     };
     match store
         .delete(&cm_key("ns", "a"), marked_opts.clone())

@@ -15,6 +15,9 @@ pub struct StoreConfig {
     /// Create the system namespaces (`default`, `kube-system`, ...) on open
     /// when absent (default true).
     pub bootstrap_namespaces: bool,
+    /// How object keys are laid out: Keelson's (sled, the default) or
+    /// kube-apiserver's (etcd).
+    pub key_layout: crate::keys::KeyLayout,
 }
 
 impl Default for StoreConfig {
@@ -24,6 +27,7 @@ impl Default for StoreConfig {
             compaction_interval: Some(Duration::from_secs(5)),
             cache_capacity: 64 * 1024 * 1024,
             bootstrap_namespaces: true,
+            key_layout: crate::keys::KeyLayout::Keelson,
         }
     }
 }

@@ -412,7 +412,7 @@ async fn delete_preconditions_use_kube_messages() {
     assert_eq!(e.code, 409);
     assert_eq!(
         e.message,
-        format!("Operation cannot be fulfilled on configmaps \"a\": the UID in the precondition (x) does not match the UID in record ({uid}). The object might have been deleted and then recreated")
+        format!("Operation cannot be fulfilled on ConfigMap \"a\": the UID in the precondition (x) does not match the UID in record ({uid}). The object might have been deleted and then recreated")
     );
     let e = s
         .delete(
@@ -426,12 +426,12 @@ async fn delete_preconditions_use_kube_messages() {
         .unwrap_err();
     assert_eq!(
         e.message,
-        format!("Operation cannot be fulfilled on configmaps \"a\": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record ({}). The object might have been modified", rv(&c))
+        format!("Operation cannot be fulfilled on ConfigMap \"a\": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record ({}). The object might have been modified", rv(&c))
     );
     let details = e.details.unwrap();
     assert_eq!(
         (details.name.as_str(), details.kind.as_str()),
-        ("a", "configmaps")
+        ("a", "ConfigMap")
     );
     let ok = DeleteOptions {
         precondition_uid: Some(uid.to_string()),
@@ -747,4 +747,49 @@ async fn compact_now_forgets_old_revisions_but_keeps_live_objects() {
             .len(),
         4
     );
+}
+
+#[tokio::test]
+async fn a_namespace_terminates_before_it_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(dir.path()).await;
+    let key = ObjectKey::new(GroupResource::new("", "namespaces"), "", "t");
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"},
+        "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
+    let created = s.create(&key, ns, CreateOptions::default()).await.unwrap();
+    // A wrong uid: the namespace registry's own wording.
+    let e = s
+        .delete(
+            &key,
+            DeleteOptions {
+                precondition_uid: Some("x".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.message,
+        format!(
+            "Operation cannot be fulfilled on namespaces \"t\": Precondition failed: UID in precondition: x, UID in object meta: {}",
+            meta(&created, "uid").as_str().unwrap()
+        )
+    );
+    // The first delete marks it Terminating; so do later ones while
+    // spec.finalizers is not empty.
+    for _ in 0..2 {
+        match s.delete(&key, DeleteOptions::default()).await.unwrap() {
+            DeleteOutcome::Marked(ns) => {
+                assert_eq!(ns["status"]["phase"], "Terminating");
+                assert!(ns["metadata"]["deletionTimestamp"].is_string());
+                assert!(ns["metadata"]["deletionGracePeriodSeconds"].is_null());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Emptying spec.finalizers (the finalize update) deletes it.
+    let mut ns = s.get(&key).await.unwrap();
+    ns["spec"]["finalizers"] = json!([]);
+    s.update(&key, ns, Default::default()).await.unwrap();
+    assert!(s.get(&key).await.unwrap_err().is_not_found());
 }

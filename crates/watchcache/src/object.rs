@@ -487,9 +487,32 @@ mod tests {
         let m: Value = serde_json::from_slice(&m.object).unwrap();
         assert_eq!(m["rows"][0]["object"]["kind"], "PartialObjectMetadata");
         // A format that is not written yet is an error, remembered too.
-        let cbor = Format::object(keelson_codec::Encoding::Cbor);
+        let cbor = Format {
+            encoding: keelson_codec::Encoding::Cbor,
+            target: Target::Table(keelson_codec::MetaVersion::V1),
+        };
         assert_eq!(c.event(EventType::Modified, 5, cbor).unwrap_err().code, 406);
         assert_eq!(c.item(cbor).unwrap_err().code, 406);
+    }
+
+    #[test]
+    fn cbor_is_encoded_once_per_format() {
+        let c = CachedObject::new(
+            &gr(),
+            json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}}),
+            EventType::Added,
+        )
+        .unwrap();
+        let cbor = Format::object(keelson_codec::Encoding::Cbor);
+        let a = c.event(EventType::Added, 5, cbor).unwrap();
+        let b = c.event(EventType::Added, 6, cbor).unwrap();
+        assert_eq!(a.frame.as_ptr(), b.frame.as_ptr(), "one serialization");
+        assert!(a.object.starts_with(&keelson_codec::cbor::SELF_DESCRIBED));
+        assert_eq!(
+            keelson_codec::cbor::decode(&a.object).unwrap()["data"]["k"],
+            "v"
+        );
+        assert_eq!(c.item(cbor).unwrap(), a.object);
     }
 
     #[test]

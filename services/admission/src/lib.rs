@@ -79,14 +79,13 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
+    let store: Arc<dyn keelson_api::StoreApi> =
+        Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "using remote store");
-    // The built-in resources; resources added at runtime reach this process
-    // once CustomResourceDefinitions are read from the store.
-    let admission = Arc::new(keelson_admission::LocalAdmission::new(
-        store,
-        keelson_registry::Catalog::builtin(),
-    ));
+    // The live catalog follows the stored CustomResourceDefinitions.
+    let catalog = keelson_registry::Catalog::builtin();
+    keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
+    let admission = Arc::new(keelson_admission::LocalAdmission::new(store, catalog));
     keelson_rpc::serve_service("admission", listener, shutdown, |_| {
         Server::builder().add_service(AdmissionGrpc::server(admission))
     })

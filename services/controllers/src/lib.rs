@@ -88,10 +88,17 @@ pub async fn serve(
     let store =
         Arc::new(RemoteStore::connect_lazy(&config.store_endpoint).map_err(ServiceError::failed)?);
     tracing::info!(store = %config.store_endpoint, "controllers using the remote store");
-    let namespaces = NamespaceController::new(store);
+    let namespaces = NamespaceController::following_crds(store.clone());
+    let crds = keelson_controllers::CrdController::new(store.clone());
     let synced = namespaces.synced();
     let (trigger, draining) = keelson_runtime::draining();
     let controllers = tokio::spawn(namespaces.run(draining.clone().started()));
+    let crd_controller = tokio::spawn(crds.run(draining.clone().started()));
+    let gc = tokio::spawn(
+        keelson_controllers::GarbageCollector::following_crds(store.clone())
+            .run(draining.clone().started()),
+    );
+    let auth_controllers = spawn_auth_controllers(store, &draining);
     let health = health::serve(listener, synced, draining.started());
     tokio::pin!(health);
     tokio::select! {
@@ -100,9 +107,30 @@ pub async fn serve(
     }
     trigger.fire();
     let _ = controllers.await;
+    let _ = crd_controller.await;
+    let _ = gc.await;
+    for c in auth_controllers {
+        let _ = c.await;
+    }
     let _ = health.await;
     tracing::info!("controllers stopped");
     Ok(())
+}
+
+/// ClusterRole aggregation, and the per-namespace `default`
+/// ServiceAccount and `kube-root-ca.crt`, each stopping when `draining`
+/// starts (the gateway reconciles the bootstrap RBAC policy as it starts).
+fn spawn_auth_controllers(
+    store: Arc<RemoteStore>,
+    draining: &keelson_runtime::Draining,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    use keelson_controllers::{AggregationController, RootCaController, ServiceAccountController};
+    let store: Arc<dyn keelson_api::StoreApi> = store;
+    vec![
+        tokio::spawn(AggregationController::new(store.clone()).run(draining.clone().started())),
+        tokio::spawn(ServiceAccountController::new(store.clone()).run(draining.clone().started())),
+        tokio::spawn(RootCaController::new(store).run(draining.clone().started())),
+    ]
 }
 
 #[cfg(test)]

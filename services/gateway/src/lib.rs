@@ -10,6 +10,8 @@
 //! subresource; `server` is the TLS listener and connection loop.
 
 mod coalesce;
+pub mod compression;
+pub mod metrics;
 pub mod filters;
 mod handlers;
 pub mod http_util;
@@ -48,6 +50,11 @@ pub struct GatewayConfig {
     pub secure_port: u16,
     /// Extra subject alternative names for the serving certificate.
     pub tls_sans: Vec<String>,
+    /// Serve kube's `etcd` check in `/livez` and `/readyz` (the store's
+    /// readiness, when the store runs on etcd).
+    pub etcd_health_check: bool,
+    /// Authentication and authorization settings.
+    pub auth: AuthFlags,
 }
 
 /// The gateway's command-line flags, shared by `keelson` and
@@ -66,6 +73,49 @@ pub struct GatewayFlags {
     /// Extra subject alternative names for the serving certificate.
     #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
     pub tls_sans: Vec<String>,
+    #[command(flatten)]
+    pub auth: AuthFlags,
+}
+
+/// kube-apiserver's authentication and authorization flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AuthFlags {
+    /// Static bearer tokens: CSV lines `token,user,uid[,"group1,group2"]`.
+    #[arg(long = "token-auth-file", env = "KEELSON_TOKEN_AUTH_FILE")]
+    pub token_auth_file: Option<PathBuf>,
+    /// Serve unauthenticated requests as `system:anonymous`.
+    #[arg(long = "anonymous-auth", env = "KEELSON_ANONYMOUS_AUTH", default_value_t = true, action = clap::ArgAction::Set)]
+    pub anonymous_auth: bool,
+    /// `RBAC` or `AlwaysAllow`.
+    #[arg(long = "authorization-mode", env = "KEELSON_AUTHORIZATION_MODE", default_value = "RBAC")]
+    pub authorization_mode: keelson_auth::Mode,
+    /// The `iss` of ServiceAccount tokens.
+    #[arg(long = "service-account-issuer", env = "KEELSON_SERVICE_ACCOUNT_ISSUER", default_value = keelson_auth::serviceaccount::DEFAULT_ISSUER)]
+    pub service_account_issuer: String,
+    /// PEM private key that signs ServiceAccount tokens (default:
+    /// `<data-dir>/pki/sa.key`, created on first start).
+    #[arg(long = "service-account-signing-key-file", env = "KEELSON_SERVICE_ACCOUNT_SIGNING_KEY_FILE")]
+    pub service_account_signing_key_file: Option<PathBuf>,
+    /// PEM keys that verify ServiceAccount tokens (besides the signing key).
+    #[arg(long = "service-account-key-file", env = "KEELSON_SERVICE_ACCOUNT_KEY_FILE", value_delimiter = ',')]
+    pub service_account_key_files: Vec<PathBuf>,
+    /// Audiences the API accepts in ServiceAccount tokens (default: the issuer).
+    #[arg(long = "api-audiences", env = "KEELSON_API_AUDIENCES", value_delimiter = ',')]
+    pub api_audiences: Vec<String>,
+}
+
+impl Default for AuthFlags {
+    fn default() -> Self {
+        AuthFlags {
+            token_auth_file: None,
+            anonymous_auth: true,
+            authorization_mode: keelson_auth::Mode::Rbac,
+            service_account_issuer: keelson_auth::serviceaccount::DEFAULT_ISSUER.into(),
+            service_account_signing_key_file: None,
+            service_account_key_files: Vec::new(),
+            api_audiences: Vec::new(),
+        }
+    }
 }
 
 impl From<GatewayFlags> for GatewayConfig {
@@ -75,6 +125,8 @@ impl From<GatewayFlags> for GatewayConfig {
             bind_address: f.bind_address,
             secure_port: f.secure_port,
             tls_sans: f.tls_sans,
+            etcd_health_check: false,
+            auth: f.auth,
         }
     }
 }
@@ -105,6 +157,8 @@ impl Default for GatewayConfig {
             bind_address: IpAddr::from([127, 0, 0, 1]),
             secure_port: 6443,
             tls_sans: Vec::new(),
+            etcd_health_check: false,
+            auth: AuthFlags::default(),
         }
     }
 }
@@ -120,6 +174,8 @@ pub enum GatewayError {
     },
     #[error("tls: {0}")]
     Tls(String),
+    #[error("{0}")]
+    Auth(#[from] keelson_auth::authn::AuthnError),
     #[error("bind {addr}: {source}")]
     Bind {
         addr: SocketAddr,

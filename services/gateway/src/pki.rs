@@ -1,5 +1,8 @@
-//! First-start credentials: a CA, a serving certificate, an admin bearer
-//! token and a kubeconfig, all kept in the data directory.
+//! First-start credentials, all kept in the data directory: a CA, a
+//! serving certificate, the admin's client certificate (CN
+//! `kubernetes-admin`, O `system:masters`, as kubeadm's `admin.conf`), an
+//! admin bearer token (a second admin user), the ServiceAccount token
+//! signing key (`pki/sa.key`) and a kubeconfig.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -13,13 +16,21 @@ use crate::GatewayError;
 pub struct Credentials {
     /// PEM of the CA certificate (written into the kubeconfig).
     pub ca_pem: String,
+    /// PEM of the CA key (the `kube-apiserver-client` CSR signer).
+    pub ca_key_pem: String,
     /// PEM chain of the serving certificate.
     pub cert_pem: String,
     /// PEM of the serving key.
     pub key_pem: String,
     /// The admin bearer token.
     pub token: String,
+    /// PEM of the admin's client certificate and key.
+    pub admin_cert_pem: String,
+    pub admin_key_pem: String,
 }
+
+/// The admin client certificate's user (kubeadm's).
+pub const ADMIN_USER: &str = "kubernetes-admin";
 
 fn read_or_create(
     path: &Path,
@@ -92,6 +103,32 @@ pub fn load_or_create(data_dir: &Path, sans: &[String]) -> Result<Credentials, G
     write_private(&pki.join("serving.crt"), &cert_pem)?;
     write_private(&pki.join("serving.key"), &key_pem)?;
 
+    // The admin's client certificate, re-issued on each start from its
+    // persisted key.
+    let admin_key_pem = read_or_create(&pki.join("admin.key"), || {
+        Ok(KeyPair::generate().map_err(tls)?.serialize_pem())
+    })?;
+    let admin_key = KeyPair::from_pem(&admin_key_pem).map_err(tls)?;
+    let mut admin = CertificateParams::default();
+    admin
+        .distinguished_name
+        .push(DnType::CommonName, ADMIN_USER);
+    admin
+        .distinguished_name
+        .push(DnType::OrganizationName, keelson_auth::user::MASTERS);
+    admin.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
+    admin.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    admin.not_before = rcgen::date_time_ymd(2024, 1, 1);
+    admin.not_after = rcgen::date_time_ymd(2124, 1, 1);
+    let admin_cert_pem = admin
+        .signed_by(&admin_key, &ca_cert, &ca_key)
+        .map_err(tls)?
+        .pem();
+    write_private(&pki.join("admin.crt"), &admin_cert_pem)?;
+
     let token = read_or_create(&data_dir.join("admin-token"), || {
         let mut rng = rand::thread_rng();
         Ok((0..48)
@@ -110,20 +147,39 @@ pub fn load_or_create(data_dir: &Path, sans: &[String]) -> Result<Credentials, G
 
     Ok(Credentials {
         ca_pem,
+        ca_key_pem,
         cert_pem,
         key_pem,
         token,
+        admin_cert_pem,
+        admin_key_pem,
     })
 }
 
-/// Write `<data-dir>/kubeconfig` pointing at `addr` with the CA and token.
+/// The ServiceAccount token signing key: `<data-dir>/pki/sa.key`, created
+/// on first start (a P-256 key).
+pub fn service_account_key(data_dir: &Path) -> Result<PathBuf, GatewayError> {
+    let pki = data_dir.join("pki");
+    std::fs::create_dir_all(&pki).map_err(|e| GatewayError::io(&pki, e))?;
+    let path = pki.join("sa.key");
+    read_or_create(&path, || {
+        Ok(keelson_auth::serviceaccount::generate_signing_key()?)
+    })?;
+    Ok(path)
+}
+
+/// Write `<data-dir>/kubeconfig` pointing at `addr` with the CA: the
+/// current context authenticates by the admin client certificate; the
+/// `keelson-token` context by the admin bearer token.
 pub fn write_kubeconfig(
     data_dir: &Path,
     addr: SocketAddr,
     creds: &Credentials,
 ) -> Result<PathBuf, GatewayError> {
     use base64::Engine;
-    let ca = base64::engine::general_purpose::STANDARD.encode(creds.ca_pem.as_bytes());
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s.as_bytes());
+    let ca = b64(&creds.ca_pem);
+    let (cert, key) = (b64(&creds.admin_cert_pem), b64(&creds.admin_key_pem));
     let host = match addr.ip() {
         std::net::IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
         std::net::IpAddr::V4(ip) => ip.to_string(),
@@ -132,7 +188,7 @@ pub fn write_kubeconfig(
     };
     let server = format!("https://{}:{}", host, addr.port());
     let kubeconfig = format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: keelson\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\ncontexts:\n- name: keelson\n  context:\n    cluster: keelson\n    user: keelson-admin\n    namespace: default\ncurrent-context: keelson\nusers:\n- name: keelson-admin\n  user:\n    token: {token}\npreferences: {{}}\n",
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: keelson\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\ncontexts:\n- name: keelson\n  context:\n    cluster: keelson\n    user: {ADMIN_USER}\n    namespace: default\n- name: keelson-token\n  context:\n    cluster: keelson\n    user: keelson-admin\n    namespace: default\ncurrent-context: keelson\nusers:\n- name: {ADMIN_USER}\n  user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\n- name: keelson-admin\n  user:\n    token: {token}\npreferences: {{}}\n",
         token = creds.token
     );
     let path = data_dir.join("kubeconfig");

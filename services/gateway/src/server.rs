@@ -36,10 +36,27 @@ fn tls_config(creds: &pki::Credentials) -> Result<rustls::ServerConfig, GatewayE
         .map_err(|e| GatewayError::Tls(e.to_string()))?
         .ok_or_else(|| GatewayError::Tls("no private key".into()))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // Client certificates are requested, not required (kube's
+    // `RequestClientCert`): one signed by the cluster CA authenticates its
+    // CN/O; a connection without one goes on to the other authenticators.
+    let mut roots = rustls::RootCertStore::empty();
+    for ca in rustls_pemfile::certs(&mut creds.ca_pem.as_bytes()) {
+        let ca = ca.map_err(|e| GatewayError::Tls(e.to_string()))?;
+        roots
+            .add(ca)
+            .map_err(|e| GatewayError::Tls(e.to_string()))?;
+    }
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .allow_unauthenticated()
+    .build()
+    .map_err(|e| GatewayError::Tls(e.to_string()))?;
     let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| GatewayError::Tls(e.to_string()))?
-        .with_no_client_auth()
+        .with_client_cert_verifier(verifier)
         .with_single_cert(certs, key)
         .map_err(|e| GatewayError::Tls(e.to_string()))?;
     cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
@@ -75,16 +92,147 @@ pub(crate) async fn start(
         .local_addr()
         .map_err(|source| GatewayError::Bind { addr, source })?;
     let kubeconfig = pki::write_kubeconfig(&config.data_dir, addr, &creds)?;
-    let state = Arc::new(State {
-        backends,
-        token: creds.token.clone(),
-        discovery: keelson_discovery::DiscoveryCache::new(),
-    });
+    // The API server's own objects: the `kubernetes` Service, Endpoints
+    // and EndpointSlice, and the published client CA.
+    // The first pass is awaited (bounded), so that the CA is published
+    // before the server announces itself.
+    let first = keelson_controllers::bootstrap::reconcile_apiserver_objects(
+        backends.store.as_ref(),
+        addr,
+        &creds.ca_pem,
+    );
+    if let Err(e) = tokio::time::timeout(std::time::Duration::from_secs(5), first)
+        .await
+        .unwrap_or_else(|_| Err(keelson_apimachinery::ApiError::unavailable("timed out")))
+    {
+        tracing::warn!(error = %e.message, "the kubernetes service: will retry");
+    }
+    let apiserver_objects = tokio::spawn(keelson_controllers::bootstrap::apiserver_objects(
+        backends.store.clone(),
+        addr,
+        creds.ca_pem.clone(),
+        std::future::pending(),
+    ));
+    let signer = tokio::spawn(crate::handlers::review::csr_signer(
+        backends.store.clone(),
+        creds.ca_pem.clone(),
+        creds.ca_key_pem.clone(),
+    ));
+    let mut state = auth_state(&config, backends, &creds)?;
+    state.followers.push(apiserver_objects);
+    state.followers.push(signer);
+    first_second(&state).await;
+    let state = Arc::new(state);
     let task = tokio::spawn(accept_loop(listener, acceptor, state));
     Ok(RunningGateway {
         addr,
         kubeconfig,
         task,
+    })
+}
+
+/// What kube-apiserver's post-start hooks make sure of before it reports
+/// ready, each bounded so that a missing backend only delays the start:
+/// the bootstrap RBAC policy is reconciled (kube's
+/// `rbac/bootstrap-roles`), the RBAC index has it, and the controllers
+/// have given `default` its ServiceAccount and `kube-root-ca.crt`.
+async fn first_second(state: &State) {
+    use keelson_api::{GroupResource, ObjectKey};
+    let store = state.backends.store.as_ref();
+    let policy = keelson_controllers::bootstrap::reconcile_policy(store);
+    match tokio::time::timeout(std::time::Duration::from_secs(5), policy).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e.message, "bootstrap RBAC policy: not reconciled"),
+        Err(_) => tracing::warn!("bootstrap RBAC policy: timed out"),
+    }
+    let anonymous_version = keelson_auth::Attributes {
+        user: keelson_auth::UserInfo::anonymous(),
+        verb: "get".into(),
+        path: "/version".into(),
+        ..Default::default()
+    };
+    let keys = [
+        ObjectKey::new(
+            GroupResource::new("", "serviceaccounts"),
+            "default",
+            "default",
+        ),
+        ObjectKey::new(
+            GroupResource::new("", "configmaps"),
+            "default",
+            "kube-root-ca.crt",
+        ),
+    ];
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        let policy_seen = state.authz.mode == keelson_auth::Mode::AlwaysAllow
+            || state.authz.authorize(&anonymous_version).allowed;
+        let mut objects = true;
+        for k in &keys {
+            objects &= store.get(k).await.is_ok();
+        }
+        if policy_seen && objects {
+            return;
+        }
+        if tokio::time::Instant::now() > deadline {
+            tracing::warn!(
+                policy_seen,
+                objects,
+                "starting before the first-second objects are all there"
+            );
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The authenticators and the authorizer of `config`; the RBAC index
+/// starts following the store.
+fn auth_state(
+    config: &GatewayConfig,
+    backends: Backends,
+    creds: &pki::Credentials,
+) -> Result<State, GatewayError> {
+    use crate::filters::authentication::Authenticators;
+    let auth = &config.auth;
+    let token_file = match &auth.token_auth_file {
+        Some(p) => Some(keelson_auth::authn::TokenFile::load(p)?),
+        None => None,
+    };
+    let signing = match &auth.service_account_signing_key_file {
+        Some(p) => p.clone(),
+        None => pki::service_account_key(&config.data_dir)?,
+    };
+    let service_accounts = Arc::new(keelson_auth::serviceaccount::TokenAuthority::load(
+        &signing,
+        &auth.service_account_key_files,
+        &auth.service_account_issuer,
+        &auth.api_audiences,
+    )?);
+    let rbac = keelson_auth::Rbac::new();
+    let followers = match auth.authorization_mode {
+        keelson_auth::Mode::Rbac => {
+            keelson_auth::rbac::follow(rbac.clone(), backends.store.clone())
+        }
+        keelson_auth::Mode::AlwaysAllow => Vec::new(),
+    };
+    Ok(State {
+        authn: Authenticators {
+            admin_token: creds.token.clone(),
+            token_file,
+            service_accounts: service_accounts.clone(),
+            anonymous: auth.anonymous_auth,
+            store: backends.store.clone(),
+        },
+        authz: keelson_auth::Authorizer {
+            mode: auth.authorization_mode,
+            rbac,
+        },
+        service_accounts,
+        followers,
+        backends,
+        discovery: keelson_discovery::DiscoveryCache::new(),
+        etcd_health_check: config.etcd_health_check,
     })
 }
 
@@ -108,8 +256,20 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
                     return;
                 }
             };
-            let svc = service_fn(move |req| {
+            // The verified client certificate's user, for every request
+            // of the connection.
+            let peer_user = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|certs| certs.first())
+                .and_then(|c| keelson_auth::authn::user_from_certificate(c.as_ref()))
+                .map(|u| crate::filters::authentication::PeerUser(Arc::new(u)));
+            let svc = service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
                 let state = state.clone();
+                if let Some(p) = &peer_user {
+                    req.extensions_mut().insert(p.clone());
+                }
                 // Boxed: hyper keeps a stream's service future inline in
                 // the stream's state for as long as the response body
                 // streams (an open watch), so an unboxed handler future —

@@ -1,6 +1,8 @@
 //! `keelson-store`: serves [`keelson_api::StoreApi`] over gRPC from a
-//! [`keelson_storage::LocalStore`] (sled). The one writer: run one replica
-//! per data directory.
+//! [`keelson_storage::LocalStore`], on sled (the default: the one writer,
+//! one replica per data directory) or on etcd (`--storage-backend=etcd3`:
+//! the service holds no state, and any number of replicas share one etcd
+//! cluster).
 //!
 //! # Configuration
 //!
@@ -9,7 +11,15 @@
 //! | `--data-dir DIR` | `KEELSON_DATA_DIR` | `data-dir` | `./keelson-data` |
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7001` |
 //! | `--retention DUR` (alias `--etcd-compaction-interval`) | `KEELSON_RETENTION` | `retention` | `5m` |
+//! | `--storage-backend sled\|etcd3` | `KEELSON_STORAGE_BACKEND` | `storage-backend` | `sled` |
+//! | `--etcd-servers URL,...` | `KEELSON_ETCD_SERVERS` | `etcd-servers` | `http://127.0.0.1:2379` |
+//! | `--etcd-prefix PREFIX` | `KEELSON_ETCD_PREFIX` | `etcd-prefix` | `/registry` |
+//! | `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile` | `KEELSON_ETCD_CAFILE`, ... | `etcd-cafile`, ... | none |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
+//!
+//! On etcd, `--etcd-compaction-interval` is kube's: every interval one
+//! replica compacts etcd to the revision seen an interval before; keys are
+//! laid out as kube-apiserver's (`/registry/configmaps/<ns>/<name>`).
 //!
 //! Durations are bare seconds (`300`) or with units (`10s`, `5m`, `1h30m`).
 //! The optional `--config` file is TOML whose keys are the flag names.
@@ -22,12 +32,14 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use keelson_kv_etcd::{Compactor, EtcdConfig, EtcdKv};
 use keelson_rpc::StoreGrpc;
 use keelson_runtime::bind_and_announce;
+use keelson_storage::keys::KeyLayout;
 use keelson_storage::{LocalStore, StoreConfig};
 use tokio::net::TcpListener;
 
@@ -51,6 +63,175 @@ pub enum ServiceError {
         #[source]
         source: keelson_storage::StorageError,
     },
+    /// The etcd client could not be built (flags, TLS files).
+    #[error("etcd: {0}")]
+    Etcd(#[from] keelson_kv_etcd::EtcdError),
+    /// The store over etcd could not be opened (etcd unreachable).
+    #[error("cannot open the store on etcd {servers}: {source}")]
+    OpenEtcd {
+        servers: String,
+        #[source]
+        source: keelson_storage::StorageError,
+    },
+}
+
+/// kube-apiserver's `--storage-backend` values.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub enum StorageBackend {
+    /// Keelson's MVCC on sled in the data directory.
+    #[default]
+    #[value(name = "sled")]
+    #[serde(rename = "sled")]
+    Sled,
+    /// An etcd v3 cluster (`--etcd-servers`).
+    #[value(name = "etcd3")]
+    #[serde(rename = "etcd3")]
+    Etcd3,
+}
+
+/// Where the objects live: the resolved storage flags.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Storage {
+    /// sled in the data directory.
+    #[default]
+    Sled,
+    /// etcd.
+    Etcd(EtcdConfig),
+}
+
+/// The storage flags, named as kube-apiserver's; shared by `keelson-store`
+/// and the embedded `keelson`.
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, clap::Args, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub struct StorageFlags {
+    /// Storage backend: sled (in the data directory) or etcd3 [default: sled]
+    #[arg(
+        long,
+        env = "KEELSON_STORAGE_BACKEND",
+        value_enum,
+        value_name = "BACKEND"
+    )]
+    #[serde(default)]
+    pub storage_backend: Option<StorageBackend>,
+    /// etcd client URLs, comma separated [default: http://127.0.0.1:2379]
+    #[arg(
+        long,
+        env = "KEELSON_ETCD_SERVERS",
+        value_delimiter = ',',
+        value_name = "URLS"
+    )]
+    #[serde(default)]
+    pub etcd_servers: Vec<String>,
+    /// The prefix of every etcd key [default: /registry]
+    #[arg(long, env = "KEELSON_ETCD_PREFIX", value_name = "PREFIX")]
+    #[serde(default)]
+    pub etcd_prefix: Option<String>,
+    /// CA bundle that signed the etcd servers' certificates
+    #[arg(long = "etcd-cafile", env = "KEELSON_ETCD_CAFILE", value_name = "FILE")]
+    #[serde(default, rename = "etcd-cafile")]
+    pub etcd_cafile: Option<PathBuf>,
+    /// Client certificate for etcd (with --etcd-keyfile)
+    #[arg(
+        long = "etcd-certfile",
+        env = "KEELSON_ETCD_CERTFILE",
+        value_name = "FILE"
+    )]
+    #[serde(default, rename = "etcd-certfile")]
+    pub etcd_certfile: Option<PathBuf>,
+    /// Key of the etcd client certificate
+    #[arg(
+        long = "etcd-keyfile",
+        env = "KEELSON_ETCD_KEYFILE",
+        value_name = "FILE"
+    )]
+    #[serde(default, rename = "etcd-keyfile")]
+    pub etcd_keyfile: Option<PathBuf>,
+}
+
+impl StorageFlags {
+    /// The storage the flags name (etcd settings are ignored on sled).
+    pub fn storage(&self) -> Storage {
+        match self.storage_backend.unwrap_or_default() {
+            StorageBackend::Sled => Storage::Sled,
+            StorageBackend::Etcd3 => {
+                let defaults = EtcdConfig::default();
+                let servers: Vec<String> = self
+                    .etcd_servers
+                    .iter()
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                Storage::Etcd(EtcdConfig {
+                    endpoints: if servers.is_empty() {
+                        defaults.endpoints.clone()
+                    } else {
+                        servers
+                    },
+                    prefix: self.etcd_prefix.clone().unwrap_or(defaults.prefix.clone()),
+                    ca_file: self.etcd_cafile.clone(),
+                    cert_file: self.etcd_certfile.clone(),
+                    key_file: self.etcd_keyfile.clone(),
+                    ..defaults
+                })
+            }
+        }
+    }
+}
+
+/// Open the store on `storage`: sled in `sled_dir`, or etcd with kube's key
+/// layout and kube's compactor every `compaction` (the compactor runs for
+/// the rest of the process).
+pub async fn open_storage(
+    storage: &Storage,
+    sled_dir: &Path,
+    compaction: Duration,
+) -> Result<LocalStore, ServiceError> {
+    match storage {
+        Storage::Sled => {
+            let store_config = StoreConfig {
+                retention: compaction,
+                ..Default::default()
+            };
+            tracing::info!(dir = %sled_dir.display(), retention = ?compaction, "opening store on sled");
+            LocalStore::open(sled_dir, store_config)
+                .await
+                .map_err(|source| ServiceError::Open {
+                    dir: sled_dir.to_path_buf(),
+                    source,
+                })
+        }
+        Storage::Etcd(etcd) => {
+            let servers = etcd.endpoints.join(",");
+            tracing::info!(%servers, prefix = %etcd.prefix, compaction = ?compaction, "opening store on etcd");
+            let kv = EtcdKv::connect(etcd.clone()).await?;
+            let store_config = StoreConfig {
+                retention: compaction,
+                // etcd is compacted by kube's compactor below.
+                compaction_interval: None,
+                key_layout: KeyLayout::Kube,
+                ..Default::default()
+            };
+            let store = LocalStore::with_kv(Arc::new(kv.clone()), store_config)
+                .await
+                .map_err(|source| ServiceError::OpenEtcd { servers, source })?;
+            if let Some(compactor) = Compactor::start(kv, compaction) {
+                compactor.detach();
+            }
+            Ok(store)
+        }
+    }
 }
 
 /// The resolved configuration.
@@ -63,6 +244,8 @@ pub struct Config {
     /// How long old revisions stay readable (kube's
     /// `--etcd-compaction-interval`).
     pub retention: Duration,
+    /// sled (in `data_dir`) or etcd.
+    pub storage: Storage,
 }
 
 impl Default for Config {
@@ -71,6 +254,7 @@ impl Default for Config {
             data_dir: PathBuf::from(DEFAULT_DATA_DIR),
             listen: SocketAddr::from(([127, 0, 0, 1], 7001)),
             retention: StoreConfig::default().retention,
+            storage: Storage::Sled,
         }
     }
 }
@@ -93,6 +277,10 @@ keelson_runtime::service_flags! {
         )]
         #[serde(default, with = "keelson_runtime::duration::option")]
         pub retention: Option<Duration>,
+        /// `--storage-backend` and the `--etcd-*` flags.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub storage: StorageFlags,
     }
 }
 
@@ -104,6 +292,7 @@ impl From<Cli> for Config {
             data_dir: cli.data_dir.unwrap_or(defaults.data_dir),
             listen: cli.common.listen.unwrap_or(defaults.listen),
             retention: cli.retention.unwrap_or(defaults.retention),
+            storage: cli.storage.storage(),
         }
     }
 }
@@ -121,17 +310,7 @@ pub async fn run(
 
 /// Open the store configured by `config`.
 pub async fn open(config: &Config) -> Result<LocalStore, ServiceError> {
-    let store_config = StoreConfig {
-        retention: config.retention,
-        ..Default::default()
-    };
-    tracing::info!(dir = %config.data_dir.display(), retention = ?config.retention, "opening store");
-    LocalStore::open(&config.data_dir, store_config)
-        .await
-        .map_err(|source| ServiceError::Open {
-            dir: config.data_dir.clone(),
-            source,
-        })
+    open_storage(&config.storage, &config.data_dir, config.retention).await
 }
 
 /// Serve `store` on an already bound listener until `shutdown` completes.

@@ -105,6 +105,12 @@ pub async fn serve(
 ) -> Result<(), ServiceError> {
     let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "watch cache following the remote store");
+    // Custom resources' Table columns come from the stored
+    // CustomResourceDefinitions (the catalog itself is not read here).
+    keelson_apiextensions::CatalogFollower::spawn(
+        store.clone(),
+        keelson_registry::Catalog::builtin(),
+    );
     let cache = Arc::new(LocalWatchCache::new(store, config.cache));
     // Open watches end as soon as shutdown starts; the gateway resumes them
     // on another replica.

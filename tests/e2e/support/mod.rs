@@ -146,8 +146,12 @@ impl Cluster {
                 children.push(("keelson-admission".to_string(), adm));
                 let (merge, merge_addr) = spawn_and_wait(
                     "keelson-merge",
-                    Command::new(env!("CARGO_BIN_EXE_keelson-merge"))
-                        .args(["--listen", "127.0.0.1:0"]),
+                    Command::new(env!("CARGO_BIN_EXE_keelson-merge")).args([
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--store-endpoint",
+                        &store_ep,
+                    ]),
                     listening,
                 );
                 children.push(("keelson-merge".to_string(), merge));

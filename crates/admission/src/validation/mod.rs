@@ -5,5 +5,5 @@
 mod objectmeta;
 mod required;
 
-pub(crate) use objectmeta::{validate_meta, MetaRules};
+pub(crate) use objectmeta::{no_new_finalizers, validate_meta, MetaRules};
 pub(crate) use required::required_fields;

@@ -243,6 +243,40 @@ fn finalizers(v: Option<&Value>) -> Vec<FieldError> {
     errs
 }
 
+/// `ValidateObjectMetaUpdate`'s finalizer rule: no finalizer may be added
+/// to an object that is being deleted.
+pub(crate) fn no_new_finalizers(new: &Value, old: &Value) -> Vec<FieldError> {
+    let deleting = old
+        .pointer("/metadata/deletionTimestamp")
+        .is_some_and(|v| !v.is_null());
+    if !deleting {
+        return Vec::new();
+    }
+    let list = |o: &Value| -> std::collections::BTreeSet<String> {
+        o.pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let old = list(old);
+    let extra: Vec<String> = list(new).into_iter().filter(|f| !old.contains(f)).collect();
+    if extra.is_empty() {
+        return Vec::new();
+    }
+    // Go's `%#v` of a `[]string`.
+    let shown = extra
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![FieldError::forbidden(
+        "metadata.finalizers",
+        &format!(
+            "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{shown}}}"
+        ),
+    )]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

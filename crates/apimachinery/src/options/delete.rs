@@ -33,7 +33,8 @@ impl PropagationPolicy {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    /// Parse the wire value.
+    pub fn parse(s: &str) -> Option<Self> {
         match s {
             "Foreground" => Some(PropagationPolicy::Foreground),
             "Background" => Some(PropagationPolicy::Background),

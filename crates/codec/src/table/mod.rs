@@ -19,6 +19,7 @@ mod apps;
 mod batch;
 pub mod columns;
 mod core;
+pub mod custom;
 mod networking;
 mod pods;
 mod policy;
@@ -201,7 +202,43 @@ pub(crate) fn printer(group: &str, kind: &str) -> &'static Printer {
 /// The column definitions of objects of `kind` in `api_version`, as a
 /// Table's `columnDefinitions`.
 pub fn column_definitions(api_version: &str, kind: &str) -> Value {
-    columns_json(printer(group_of(api_version), kind))
+    PrinterRef::of(api_version, kind).columns_json()
+}
+
+/// A resource's printer: a built-in one, or a custom resource's columns.
+enum PrinterRef {
+    Static(&'static Printer),
+    Custom(std::sync::Arc<custom::CustomPrinter>),
+}
+
+impl PrinterRef {
+    fn of(api_version: &str, kind: &str) -> PrinterRef {
+        match custom::lookup(api_version, kind) {
+            Some(c) => PrinterRef::Custom(c),
+            None => PrinterRef::Static(printer(group_of(api_version), kind)),
+        }
+    }
+
+    fn columns_json(&self) -> Value {
+        match self {
+            PrinterRef::Static(p) => columns_json(p),
+            PrinterRef::Custom(c) => c.columns_json(),
+        }
+    }
+
+    fn print(&self, o: &Value, now: Time) -> Row {
+        match self {
+            PrinterRef::Static(p) => (p.print)(o, now),
+            PrinterRef::Custom(c) => c.print(o, now),
+        }
+    }
+
+    fn null_when_empty(&self) -> bool {
+        match self {
+            PrinterRef::Static(p) => p.null_when_empty(),
+            PrinterRef::Custom(_) => false,
+        }
+    }
 }
 
 fn columns_json(p: &Printer) -> Value {
@@ -327,7 +364,7 @@ fn with_type_meta(item: &Value, kind: &str, api_version: &str) -> Value {
 
 /// What turns objects of one resource into rows.
 pub(crate) struct Rows {
-    printer: &'static Printer,
+    printer: PrinterRef,
     version: MetaVersion,
     include: IncludeObject,
     now: Time,
@@ -345,7 +382,7 @@ impl Rows {
         now: Time,
     ) -> Rows {
         Rows {
-            printer: printer(group_of(api_version), kind),
+            printer: PrinterRef::of(api_version, kind),
             version,
             include: opts.include_object,
             now,
@@ -361,7 +398,7 @@ impl Rows {
 
     /// One row (`cells`, `conditions`, `object`) of an object or list item.
     pub(crate) fn row(&self, object: &Value) -> Value {
-        let Row { cells, conditions } = (self.printer.print)(object, self.now);
+        let Row { cells, conditions } = self.printer.print(object, self.now);
         let mut row = Map::new();
         row.insert("cells".into(), Value::Array(cells));
         if let Some(c) = conditions {
@@ -388,7 +425,7 @@ impl Rows {
             if no_headers {
                 Value::Null
             } else {
-                columns_json(self.printer)
+                self.printer.columns_json()
             },
         );
         t

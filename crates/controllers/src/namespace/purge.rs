@@ -47,6 +47,9 @@ pub async fn purge(
             let opts = DeleteOptions {
                 precondition_uid: Some(meta_str(&item, "uid").to_string())
                     .filter(|u| !u.is_empty()),
+                propagation_policy: Some(
+                    keelson_apimachinery::options::PropagationPolicy::Background,
+                ),
                 ..DeleteOptions::default()
             };
             match store.delete(&key, opts).await {

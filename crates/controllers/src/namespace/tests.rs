@@ -38,11 +38,22 @@ async fn create_cm(store: &dyn StoreApi, ns: &str, name: &str) {
         .unwrap();
 }
 
+/// The first delete only marks the namespace `Terminating`.
 async fn delete_ns(store: &dyn StoreApi, name: &str) {
     store
         .delete(&ns_key(name), DeleteOptions::default())
         .await
         .unwrap();
+}
+
+/// Mark, then delete a namespace that has no `spec.finalizers`.
+async fn remove_ns(store: &dyn StoreApi, name: &str) {
+    delete_ns(store, name).await;
+    store
+        .delete(&ns_key(name), DeleteOptions::default())
+        .await
+        .unwrap();
+    assert!(!exists(store, &ns_key(name)).await);
 }
 
 async fn exists(store: &dyn StoreApi, key: &ObjectKey) -> bool {
@@ -105,7 +116,7 @@ async fn on_start_the_objects_of_missing_namespaces_are_purged() {
     // Deleted while no controller ran.
     create_ns(store.as_ref(), "gone").await;
     create_cm(store.as_ref(), "gone", "orphan").await;
-    delete_ns(store.as_ref(), "gone").await;
+    remove_ns(store.as_ref(), "gone").await;
     let (stop, task) = wait_synced(&store).await;
     assert!(!exists(store.as_ref(), &cm_key("gone", "orphan")).await);
     assert!(exists(store.as_ref(), &cm_key("live", "keep")).await);
@@ -118,7 +129,7 @@ async fn a_namespace_that_exists_again_is_never_purged() {
     let (_dir, store) = store().await;
     create_ns(store.as_ref(), "again").await;
     create_cm(store.as_ref(), "again", "old").await;
-    delete_ns(store.as_ref(), "again").await;
+    remove_ns(store.as_ref(), "again").await;
     create_ns(store.as_ref(), "again").await;
     create_cm(store.as_ref(), "again", "new").await;
     // A late purge of the first deletion finds the namespace back.
@@ -143,4 +154,70 @@ fn every_namespaced_resource_is_covered_once() {
     dedup.sort();
     dedup.dedup();
     assert_eq!(dedup.len(), all.len());
+}
+
+async fn create_ns_with_finalizer(store: &dyn StoreApi, name: &str) {
+    let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+        "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
+    store
+        .create(&ns_key(name), obj, CreateOptions::default())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_terminating_namespace_waits_for_finalizers_then_goes() {
+    let (_dir, store) = store().await;
+    let (stop, task) = wait_synced(&store).await;
+    create_ns_with_finalizer(store.as_ref(), "t").await;
+    create_cm(store.as_ref(), "t", "plain").await;
+    let held = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "held", "namespace": "t", "finalizers": ["example.com/hold"]}});
+    store
+        .create(&cm_key("t", "held"), held, CreateOptions::default())
+        .await
+        .unwrap();
+    delete_ns(store.as_ref(), "t").await;
+    let ns = store.get(&ns_key("t")).await.unwrap();
+    assert_eq!(ns["status"]["phase"], "Terminating");
+    eventually_gone(store.as_ref(), &cm_key("t", "plain")).await;
+    // The held object is marked, and the namespace says why it stays.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ns = store.get(&ns_key("t")).await.unwrap();
+        let conds = ns["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let remaining = conds
+            .iter()
+            .find(|c| c["type"] == "NamespaceFinalizersRemaining" && c["status"] == "True");
+        if let Some(c) = remaining {
+            assert_eq!(c["message"], "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no NamespaceFinalizersRemaining: {ns}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let held = store.get(&cm_key("t", "held")).await.unwrap();
+    assert!(held["metadata"]["deletionTimestamp"].is_string());
+    // Removing the finalizer lets everything go.
+    let mut released = held.clone();
+    released["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("finalizers");
+    store
+        .update(&cm_key("t", "held"), released, Default::default())
+        .await
+        .unwrap();
+    eventually_gone(store.as_ref(), &cm_key("t", "held")).await;
+    eventually_gone(store.as_ref(), &ns_key("t")).await;
+    // And the namespace can be created again.
+    create_ns_with_finalizer(store.as_ref(), "t").await;
+    let _ = stop.send(());
+    task.await.unwrap();
 }

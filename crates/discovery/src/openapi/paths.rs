@@ -85,6 +85,10 @@ struct Ctx<'a> {
     catalog: &'a CatalogSnapshot,
     tag: String,
     refs: BTreeSet<String>,
+    /// A CustomResourceDefinition's group version: kube publishes no
+    /// Protobuf and no strategic merge patch for it (kubectl's client-side
+    /// apply reads the latter to choose a JSON merge patch).
+    custom: bool,
 }
 
 impl Ctx<'_> {
@@ -96,9 +100,11 @@ impl Ctx<'_> {
     fn content(&mut self, def: &str, watch: bool) -> Value {
         let schema = json!({"schema": self.r(def)});
         let mut m = Map::new();
+        let custom = self.custom;
         for t in MEDIA
             .iter()
             .chain(if watch { &WATCH_MEDIA[..] } else { &[] })
+            .filter(|t| !(custom && t.contains("protobuf")))
         {
             m.insert((*t).into(), schema.clone());
         }
@@ -136,6 +142,9 @@ impl Ctx<'_> {
         let schema = self.r(PATCH);
         let mut content = Map::new();
         for t in PATCH_CONTENT_TYPES {
+            if self.custom && t == "application/strategic-merge-patch+json" {
+                continue;
+            }
             content.insert(t.into(), json!({"schema": schema}));
         }
         json!({"content": content, "required": true})
@@ -179,6 +188,10 @@ pub fn gv_paths(c: &CatalogSnapshot, group: &str, version: &str) -> GvPaths {
         catalog: c,
         tag: format!("{}_{}", lower_first(&group_camel(group)), version),
         refs: BTreeSet::new(),
+        custom: c
+            .resources()
+            .iter()
+            .any(|r| r.group == group && r.version == version && r.custom.is_some()),
     };
     let mut paths = BTreeMap::new();
     let pre = prefix(group, version);

@@ -233,7 +233,7 @@ fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: 
         Node::Leaf => {}
         Node::Map(mty) => {
             let Value::Object(m) = v else { return };
-            let is_struct = mty.shape() == Shape::Struct;
+            let is_struct = mty.shape() == Shape::Struct && !mty.preserves_unknown_fields();
             for (k, val) in m {
                 path.push(PathElement::field(k));
                 if is_struct && !mty.has_field(k) {

@@ -138,8 +138,22 @@ impl WatchCache for WatchCacheGrpc {
 /// has started, is the caller's.
 #[derive(Debug)]
 pub struct RemoteWatchCache {
-    replicas: Vec<WatchCacheClient<Channel>>,
+    /// The current replicas; replaced as a whole when DNS answers change
+    /// (see [`RemoteWatchCache::connect_resolving`]).
+    replicas: std::sync::RwLock<Replicas>,
     next: AtomicUsize,
+}
+
+/// One generation of replicas: `(endpoint, client)` pairs.
+type Replicas = Arc<Vec<(String, WatchCacheClient<Channel>)>>;
+
+/// How often [`RemoteWatchCache::connect_resolving`] asks DNS again.
+pub const RESOLVE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn client_of(ch: Channel) -> WatchCacheClient<Channel> {
+    WatchCacheClient::new(ch)
+        .max_decoding_message_size(MAX_MESSAGE_SIZE)
+        .max_encoding_message_size(MAX_MESSAGE_SIZE)
 }
 
 impl RemoteWatchCache {
@@ -150,30 +164,82 @@ impl RemoteWatchCache {
         if endpoints.is_empty() {
             return Err(RpcError::NoEndpoints { service: SERVICE });
         }
-        let channels = endpoints
+        let replicas = endpoints
             .iter()
-            .map(|e| lazy_channel(e))
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::from_channels(channels)
+            .map(|e| Ok((e.clone(), client_of(lazy_channel(e)?))))
+            .collect::<Result<Vec<_>, RpcError>>()?;
+        Ok(RemoteWatchCache {
+            replicas: std::sync::RwLock::new(Arc::new(replicas)),
+            next: AtomicUsize::new(0),
+        })
     }
 
     /// A client over existing channels, one per replica (at least one).
     pub fn from_channels(channels: impl IntoIterator<Item = Channel>) -> Result<Self, RpcError> {
         let replicas: Vec<_> = channels
             .into_iter()
-            .map(|ch| {
-                WatchCacheClient::new(ch)
-                    .max_decoding_message_size(MAX_MESSAGE_SIZE)
-                    .max_encoding_message_size(MAX_MESSAGE_SIZE)
-            })
+            .enumerate()
+            .map(|(i, ch)| (format!("channel-{i}"), client_of(ch)))
             .collect();
         if replicas.is_empty() {
             return Err(RpcError::NoEndpoints { service: SERVICE });
         }
         Ok(RemoteWatchCache {
-            replicas,
+            replicas: std::sync::RwLock::new(Arc::new(replicas)),
             next: AtomicUsize::new(0),
         })
+    }
+
+    /// A client whose replicas are every address the endpoints' host names
+    /// resolve to (`http://watch:7003` behind `docker compose --scale
+    /// watch=3`, or a Kubernetes headless Service), asked again every
+    /// [`RESOLVE_EVERY`]: replicas that appear are used, replicas that go
+    /// are dropped, the others keep their connections. Endpoints given as
+    /// IP addresses stay as they are. Until a name first resolves, it is
+    /// used as given (calls to it fail over as for a replica that is down).
+    pub fn connect_resolving(endpoints: &[String]) -> Result<Arc<Self>, RpcError> {
+        let this = Arc::new(Self::connect_lazy(endpoints)?);
+        let weak = Arc::downgrade(&this);
+        let endpoints = endpoints.to_vec();
+        tokio::spawn(async move {
+            loop {
+                let resolved = resolve_all(&endpoints).await;
+                let Some(this) = weak.upgrade() else { return };
+                if !resolved.is_empty() {
+                    this.set_endpoints(&resolved);
+                }
+                drop(this);
+                tokio::time::sleep(RESOLVE_EVERY).await;
+            }
+        });
+        Ok(this)
+    }
+
+    /// Replace the replicas by `endpoints`, keeping the clients of those
+    /// that stay.
+    fn set_endpoints(&self, endpoints: &[String]) {
+        let current = self.snapshot();
+        if current.iter().map(|(e, _)| e).eq(endpoints.iter()) {
+            return;
+        }
+        let mut next = Vec::with_capacity(endpoints.len());
+        for e in endpoints {
+            if let Some((_, c)) = current.iter().find(|(have, _)| have == e) {
+                next.push((e.clone(), c.clone()));
+            } else if let Ok(ch) = lazy_channel(e) {
+                next.push((e.clone(), client_of(ch)));
+            }
+        }
+        if next.is_empty() {
+            return;
+        }
+        tracing::info!(replicas = ?endpoints, "watch cache replicas changed");
+        *self.replicas.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+    }
+
+    /// The current replicas.
+    fn snapshot(&self) -> Replicas {
+        Arc::clone(&self.replicas.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Start one call on the next replica in turn, failing over as
@@ -184,10 +250,49 @@ impl RemoteWatchCache {
         Fut: Future<Output = Result<T, Status>>,
     {
         let first = self.next.fetch_add(1, Ordering::Relaxed);
-        try_replicas(self.replicas.len(), first, |i| f(self.replicas[i].clone()))
+        let replicas = self.snapshot();
+        try_replicas(replicas.len(), first, |i| f(replicas[i].1.clone()))
             .await
             .map_err(|s| from_grpc_status(SERVICE, &s))
     }
+}
+
+/// Every `http://addr:port` the endpoints resolve to, sorted; an endpoint
+/// whose host does not resolve (yet) is kept as given.
+async fn resolve_all(endpoints: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in endpoints {
+        let Ok(uri) = e.parse::<tonic::codegen::http::Uri>() else {
+            out.push(e.clone());
+            continue;
+        };
+        let scheme = uri.scheme_str().unwrap_or("http").to_string();
+        let port = uri.port_u16().unwrap_or(80);
+        let Some(host) = uri.host() else {
+            out.push(e.clone());
+            continue;
+        };
+        let bare = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        if bare.parse::<std::net::IpAddr>().is_ok() {
+            out.push(e.clone());
+            continue;
+        }
+        let target = format!("{bare}:{port}");
+        let found: Vec<String> = match tokio::net::lookup_host(target).await {
+            Ok(addrs) => addrs.map(|a| format!("{scheme}://{a}")).collect(),
+            Err(_) => Vec::new(),
+        };
+        if found.is_empty() {
+            out.push(e.clone());
+        }
+        out.extend(found);
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The peer could not be reached: a gRPC failure without a Kubernetes
@@ -269,10 +374,11 @@ impl WatchCacheApi for RemoteWatchCache {
     /// Ready when at least one replica answers `Ready`; otherwise the error
     /// of the last replica to fail.
     async fn ready(&self) -> ApiResult<()> {
-        if self.replicas.is_empty() {
+        let replicas = self.snapshot();
+        if replicas.is_empty() {
             return Err(ApiError::unavailable(format!("no {SERVICE} replicas")));
         }
-        let calls = self.replicas.iter().map(|c| {
+        let calls = replicas.iter().map(|(_, c)| {
             let mut c = c.clone();
             Box::pin(async move { c.ready(ReadyRequest {}).await })
         });
@@ -388,6 +494,38 @@ mod tests {
             "http://127.0.0.1:2".to_string(),
         ])
         .unwrap();
-        assert_eq!(ok.replicas.len(), 2);
+        assert_eq!(ok.snapshot().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn names_resolve_to_every_address_and_replicas_follow() {
+        let got = resolve_all(&[
+            "http://localhost:7003".to_string(),
+            "http://127.0.0.1:9".to_string(),
+            "http://no-such-host.invalid:1".to_string(),
+        ])
+        .await;
+        assert!(
+            got.contains(&"http://127.0.0.1:7003".to_string()),
+            "{got:?}"
+        );
+        assert!(got.contains(&"http://127.0.0.1:9".to_string()), "{got:?}");
+        assert!(
+            got.contains(&"http://no-such-host.invalid:1".to_string()),
+            "{got:?}"
+        );
+        let remote = RemoteWatchCache::connect_lazy(&["http://127.0.0.1:1".to_string()]).unwrap();
+        let kept = remote.snapshot()[0].1.clone();
+        remote.set_endpoints(&[
+            "http://127.0.0.1:1".to_string(),
+            "http://127.0.0.1:2".to_string(),
+        ]);
+        let now = remote.snapshot();
+        assert_eq!(now.len(), 2);
+        assert_eq!(now[0].0, "http://127.0.0.1:1");
+        // The replica that stays keeps its client (and connection).
+        assert_eq!(format!("{:?}", now[0].1), format!("{kept:?}"));
+        remote.set_endpoints(&["http://127.0.0.1:2".to_string()]);
+        assert_eq!(remote.snapshot().len(), 1);
     }
 }

@@ -9,7 +9,6 @@ use keelson_apimachinery::{ApiError, ApiResult, GroupResource, StatusReason};
 use keelson_kv::{Event, EventKind, KvError, WatchResponse};
 
 use crate::error::kv_error;
-use crate::keys;
 
 use super::{object, LocalStore};
 
@@ -85,7 +84,7 @@ impl LocalStore {
         namespace: Option<&str>,
         after_revision: u64,
     ) -> ApiResult<ChangeStream> {
-        let prefix = keys::prefix(gr, namespace)?;
+        let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
         let changes = self
             .inner
             .kv

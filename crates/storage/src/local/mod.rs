@@ -4,6 +4,7 @@
 
 mod bootstrap;
 mod change_stream;
+mod delete;
 pub mod names;
 pub mod object;
 mod update;
@@ -15,22 +16,21 @@ use async_trait::async_trait;
 use keelson_api::{
     ChangeStream, CreateOptions, DeleteOptions, DeleteOutcome, ListResult, StoreApi, UpdateOptions,
 };
-use keelson_apimachinery::meta::{meta_str, set_meta_str};
+use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey, StatusReason};
 use keelson_kv::{
     Compare, KeyValue, KvError, RangeRequest, RangeResponse, RevisionedKv, TxnOp, TxnRequest,
     TxnResponse,
 };
 use keelson_kv_sled::SledKv;
+use object::set_resource_version;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::config::StoreConfig;
 use crate::error::{kv_error, StorageError};
-use crate::keys;
 
 pub use bootstrap::{namespace_object, SYSTEM_NAMESPACES};
-use object::Graceful;
 use update::{Decision, Updated};
 
 /// Attempts for a generated name before giving up (kube: 8).
@@ -135,7 +135,7 @@ impl LocalStore {
                 name = names::generate_name(&base);
             }
             let k = ObjectKey::new(key.gr.clone(), &key.namespace, &name);
-            let ek = keys::object_key(&k)?;
+            let ek = self.inner.config.key_layout.object_key(&k)?;
             object::prepare_create(&mut obj, key, &name, opts.track_generation);
             if opts.dry_run {
                 if self.read_key(&ek).await?.is_some() {
@@ -152,7 +152,7 @@ impl LocalStore {
             };
             match self.inner.kv.txn(request).await.map_err(kv_error)? {
                 TxnResponse::Succeeded { revision, .. } => {
-                    set_meta_str(&mut obj, "resourceVersion", &revision.to_string());
+                    set_resource_version(&mut obj, &revision.to_string());
                     return Ok(obj);
                 }
                 TxnResponse::Failed { .. } => continue,
@@ -200,11 +200,7 @@ impl LocalStore {
                     return Ok(Decision::Delete);
                 }
                 if opts.dry_run {
-                    set_meta_str(
-                        &mut new,
-                        "resourceVersion",
-                        &current.mod_revision.to_string(),
-                    );
+                    set_resource_version(&mut new, &current.mod_revision.to_string());
                     return Ok(Decision::Done(new));
                 }
                 Ok(Decision::Put(object::encode(&new)?, new))
@@ -216,72 +212,10 @@ impl LocalStore {
                 revision,
                 state: mut new,
             } => {
-                set_meta_str(&mut new, "resourceVersion", &revision.to_string());
+                set_resource_version(&mut new, &revision.to_string());
                 Ok(new)
             }
             Updated::Deleted { revision, last } => object::decode(&last.value, revision),
-        }
-    }
-
-    async fn delete_object(
-        &self,
-        key: &ObjectKey,
-        opts: &DeleteOptions,
-    ) -> ApiResult<DeleteOutcome> {
-        let updated = self
-            .guaranteed_update(key, |current| {
-                let Some(current) = current else {
-                    return Err(ApiError::not_found(&key.gr, &key.name));
-                };
-                let stored = object::decode_kv(current)?;
-                object::check_preconditions(
-                    key,
-                    &stored,
-                    opts.precondition_uid.as_deref(),
-                    opts.precondition_resource_version.as_deref(),
-                )?;
-                let now = chrono::Utc::now();
-                let mut marked = stored.clone();
-                let graceful = object::before_delete(&mut marked, opts.grace_period_seconds, now);
-                let keep = match graceful {
-                    Graceful::Pending => return Ok(Decision::Done(DeleteOutcome::Marked(stored))),
-                    _ if object::has_finalizers(&marked) => {
-                        if graceful == Graceful::No {
-                            object::mark_as_deleting(&mut marked, now);
-                        }
-                        true
-                    }
-                    Graceful::Yes(n) => n > 0,
-                    Graceful::No => false,
-                };
-                if keep {
-                    if opts.dry_run {
-                        return Ok(Decision::Done(DeleteOutcome::Marked(marked)));
-                    }
-                    if object::is_noop(&marked, &stored) {
-                        return Ok(Decision::Done(DeleteOutcome::Marked(stored)));
-                    }
-                    return Ok(Decision::Put(object::encode(&marked)?, marked));
-                }
-                if opts.dry_run {
-                    return Ok(Decision::Done(DeleteOutcome::Deleted(stored)));
-                }
-                Ok(Decision::Delete)
-            })
-            .await?;
-        match updated {
-            Updated::Done(outcome) => Ok(outcome),
-            Updated::Put {
-                revision,
-                state: mut marked,
-            } => {
-                set_meta_str(&mut marked, "resourceVersion", &revision.to_string());
-                Ok(DeleteOutcome::Marked(marked))
-            }
-            Updated::Deleted { revision, last } => Ok(DeleteOutcome::Deleted(object::decode(
-                &last.value,
-                revision,
-            )?)),
         }
     }
 
@@ -337,7 +271,7 @@ impl StoreApi for LocalStore {
     }
 
     async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
-        let ek = keys::object_key(key)?;
+        let ek = self.inner.config.key_layout.object_key(key)?;
         match self.read_key(&ek).await? {
             Some(kv) => object::decode_kv(&kv),
             None => Err(ApiError::not_found(&key.gr, &key.name)),
@@ -358,7 +292,7 @@ impl StoreApi for LocalStore {
     }
 
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult> {
-        let prefix = keys::prefix(gr, namespace)?;
+        let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
         let read = self.range(prefix, None).await.map_err(kv_error)?;
         let items = read
             .kvs
@@ -377,7 +311,7 @@ impl StoreApi for LocalStore {
         namespace: Option<&str>,
     ) -> ApiResult<keelson_api::ListStream> {
         use futures::StreamExt as _;
-        let prefix = keys::prefix(gr, namespace)?;
+        let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
         // The snapshot's stored bytes are read at once; each object is
         // decoded only when the reader gets to it.
         let read = self.range(prefix, None).await.map_err(kv_error)?;
@@ -394,7 +328,7 @@ impl StoreApi for LocalStore {
         namespace: Option<&str>,
         revision: u64,
     ) -> ApiResult<ListResult> {
-        let prefix = keys::prefix(gr, namespace)?;
+        let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
         let read = match self.range(prefix, Some(revision)).await {
             Ok(read) => read,
             Err(KvError::Compacted { .. }) => {
@@ -426,6 +360,17 @@ impl StoreApi for LocalStore {
 
     async fn compacted_revision(&self) -> ApiResult<u64> {
         self.inner.kv.compacted_revision().await.map_err(kv_error)
+    }
+
+    /// Ready while the key/value store answers a read (for etcd, kube's
+    /// `etcd` health check).
+    async fn ready(&self) -> ApiResult<()> {
+        self.inner
+            .kv
+            .current_revision()
+            .await
+            .map(|_| ())
+            .map_err(kv_error)
     }
 
     async fn watch(

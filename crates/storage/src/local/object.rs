@@ -27,7 +27,7 @@ pub fn require_object(obj: &Value) -> Result<(), ApiError> {
 pub fn decode(value: &[u8], revision: u64) -> Result<Value, ApiError> {
     let mut obj: Value = serde_json::from_slice(value)
         .map_err(|e| ApiError::internal(format!("stored object is not valid JSON: {e}")))?;
-    set_meta_str(&mut obj, "resourceVersion", &revision.to_string());
+    set_resource_version(&mut obj, &revision.to_string());
     Ok(obj)
 }
 
@@ -36,10 +36,31 @@ pub fn decode_kv(kv: &keelson_kv::KeyValue) -> Result<Value, ApiError> {
     decode(&kv.value, kv.mod_revision)
 }
 
+/// ObjectMeta's fields before `resourceVersion`, in Go's order.
+const BEFORE_RV: [&str; 5] = ["name", "generateName", "namespace", "selfLink", "uid"];
+
+/// Set `metadata.resourceVersion`, in ObjectMeta's place when it is new
+/// (after the identity fields), so answers keep kube's field order.
+pub fn set_resource_version(obj: &mut Value, rv: &str) {
+    let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
+        set_meta_str(obj, "resourceVersion", rv);
+        return;
+    };
+    if let Some(v) = m.get_mut("resourceVersion") {
+        *v = Value::String(rv.to_string());
+        return;
+    }
+    let at = m
+        .keys()
+        .rposition(|k| BEFORE_RV.contains(&k.as_str()))
+        .map_or(0, |i| i + 1);
+    m.shift_insert(at, "resourceVersion".into(), Value::String(rv.to_string()));
+}
+
 /// Encode for storage; the resourceVersion is stored empty.
 pub fn encode(obj: &Value) -> Result<Vec<u8>, ApiError> {
     let mut obj = obj.clone();
-    set_meta_str(&mut obj, "resourceVersion", "");
+    set_resource_version(&mut obj, "");
     serde_json::to_vec(&obj).map_err(ApiError::internal)
 }
 
@@ -114,6 +135,15 @@ pub fn prepare_create(obj: &mut Value, key: &ObjectKey, name: &str, track_genera
     }
     remove_meta(obj, "deletionTimestamp");
     remove_meta(obj, "deletionGracePeriodSeconds");
+    kube_form(obj);
+}
+
+/// Put a built-in object in the form kube-apiserver stores and answers
+/// with: its Go struct's field order and the zero values Go always writes
+/// (see `keelson_codec::protobuf::go_json`). Every stored version passes
+/// here, so reads, lists and watch events all share that form.
+pub fn kube_form(obj: &mut Value) {
+    keelson_codec::protobuf::go_json::normalize(obj);
 }
 
 /// The object without `metadata` and `status`: what generation tracks.
@@ -142,6 +172,7 @@ pub fn prepare_update(new: &mut Value, stored: &Value, key: &ObjectKey, track_ge
         gen = Some(gen.unwrap_or(0) + 1);
     }
     set_meta(new, "generation", gen.map(Value::from));
+    kube_form(new);
 }
 
 /// True when `new` equals `stored` apart from resourceVersion.
@@ -154,9 +185,99 @@ pub fn is_noop(new: &Value, stored: &Value) -> bool {
 }
 
 /// `shouldDeleteDuringUpdate`: the update empties the finalizers of an
-/// object that is being deleted with a zero grace period.
+/// object that is being deleted with no or a zero grace period; a
+/// namespace also waits for its `spec.finalizers` to be empty
+/// (`ShouldDeleteNamespaceDuringUpdate`).
 pub fn should_delete_during_update(new: &Value, stored: &Value) -> bool {
-    !has_finalizers(new) && is_deleting(stored) && grace_period(stored) == Some(0)
+    if is_namespace(new) && has_spec_finalizers(new) {
+        return false;
+    }
+    !has_finalizers(new) && is_deleting(stored) && grace_period(stored).is_none_or(|g| g == 0)
+}
+
+/// True for a core `v1` Namespace object.
+pub fn is_namespace(obj: &Value) -> bool {
+    obj.get("kind").and_then(Value::as_str) == Some("Namespace")
+        && obj.get("apiVersion").and_then(Value::as_str) == Some("v1")
+}
+
+/// True when a namespace's `spec.finalizers` is a non-empty list.
+pub fn has_spec_finalizers(ns: &Value) -> bool {
+    ns.pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+}
+
+/// `metadata.finalizers` as strings.
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    meta_field(obj, "finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Replace `metadata.finalizers` (removed when empty).
+pub fn set_finalizers(obj: &mut Value, list: Vec<String>) {
+    let v = (!list.is_empty()).then(|| Value::from(list));
+    set_meta(obj, "finalizers", v);
+    kube_form(obj);
+}
+
+/// The `orphan` finalizer (`metav1.FinalizerOrphanDependents`).
+pub const ORPHAN: &str = "orphan";
+/// The `foregroundDeletion` finalizer (`metav1.FinalizerDeleteDependents`).
+pub const FOREGROUND: &str = "foregroundDeletion";
+
+/// A resource's `DefaultGarbageCollectionPolicy` at the versions kube 1.34
+/// serves: ReplicationControllers (`v1`) and Jobs (`batch/v1`) orphan their
+/// dependents for backward compatibility; everything else deletes them.
+pub fn orphans_by_default(gr: &keelson_apimachinery::GroupResource) -> bool {
+    matches!(
+        (gr.group.as_str(), gr.resource.as_str()),
+        ("", "replicationcontrollers") | ("batch", "jobs")
+    )
+}
+
+/// kube's `deletionFinalizersForGarbageCollection`: the object's finalizers
+/// with `orphan`/`foregroundDeletion` set as the options (else the object's
+/// own finalizers, else the resource's default) ask; `None` when they do
+/// not change.
+pub fn deletion_finalizers(
+    obj: &Value,
+    orphan_default: bool,
+    policy: Option<keelson_apimachinery::options::PropagationPolicy>,
+    orphan_dependents: Option<bool>,
+) -> Option<Vec<String>> {
+    use keelson_apimachinery::options::PropagationPolicy as P;
+    let current = finalizers(obj);
+    let has = |f: &str| current.iter().find(|c| *c == ORPHAN || *c == FOREGROUND).is_some_and(|c| c == f);
+    let (orphan, foreground) = match (orphan_dependents, policy) {
+        (Some(o), _) => (o, false),
+        (None, Some(P::Orphan)) => (true, false),
+        (None, Some(P::Foreground)) => (false, true),
+        (None, Some(P::Background)) => (false, false),
+        (None, None) if has(ORPHAN) => (true, false),
+        (None, None) if has(FOREGROUND) => (false, true),
+        (None, None) => (orphan_default, false),
+    };
+    let mut new: Vec<String> = current
+        .iter()
+        .filter(|f| *f != ORPHAN && *f != FOREGROUND)
+        .cloned()
+        .collect();
+    if orphan {
+        new.push(ORPHAN.into());
+    }
+    if foreground {
+        new.push(FOREGROUND.into());
+    }
+    let set = |v: &[String]| v.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+    (set(&new) != set(&current)).then_some(new)
 }
 
 fn format_time(t: DateTime<Utc>) -> String {
@@ -188,6 +309,10 @@ pub fn before_delete(obj: &mut Value, grace: Option<i64>, now: DateTime<Utc>) ->
     };
     if is_deleting(obj) {
         let old = grace_period(obj);
+        // Marked earlier without a period (finalizers): nothing to shorten.
+        if old.is_none_or(|old| old == 0) {
+            return Graceful::No;
+        }
         if old.is_some_and(|old| old <= n) {
             return Graceful::Pending;
         }
@@ -199,6 +324,7 @@ pub fn before_delete(obj: &mut Value, grace: Option<i64>, now: DateTime<Utc>) ->
         };
         set_meta_str(obj, "deletionTimestamp", &format_time(deadline));
         set_meta(obj, "deletionGracePeriodSeconds", Some(Value::from(n)));
+        kube_form(obj);
         return Graceful::Yes(n);
     }
     set_meta_str(
@@ -210,6 +336,7 @@ pub fn before_delete(obj: &mut Value, grace: Option<i64>, now: DateTime<Utc>) ->
     if let Some(g) = generation(obj).filter(|g| *g > 0) {
         set_meta(obj, "generation", Some(Value::from(g + 1)));
     }
+    kube_form(obj);
     Graceful::Yes(n)
 }
 
@@ -229,6 +356,17 @@ pub fn mark_as_deleting(obj: &mut Value, now: DateTime<Utc>) {
         set_meta_str(obj, "deletionTimestamp", &format_time(now));
     }
     set_meta(obj, "deletionGracePeriodSeconds", Some(Value::from(0)));
+    kube_form(obj);
+}
+
+/// The group and Kind of a stored object as kube's `BeforeDelete` names
+/// it in a precondition conflict (`Deployment.apps`), else the resource.
+fn kind_of(key: &ObjectKey, stored: &Value) -> keelson_apimachinery::GroupResource {
+    let kind = stored.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind.is_empty() {
+        return key.gr.clone();
+    }
+    keelson_apimachinery::GroupResource::new(&key.gr.group, kind)
 }
 
 /// Check delete preconditions (`BeforeDelete`), with kube's messages.
@@ -238,11 +376,12 @@ pub fn check_preconditions(
     uid: Option<&str>,
     rv: Option<&str>,
 ) -> Result<(), ApiError> {
+    let gk = kind_of(key, stored);
     if let Some(uid) = uid {
         let actual = meta_str(stored, "uid");
         if uid != actual {
             return Err(ApiError::conflict(
-                &key.gr,
+                &gk,
                 &key.name,
                 &format!(
                     "the UID in the precondition ({uid}) does not match the UID in record ({actual}). The object might have been deleted and then recreated"
@@ -254,7 +393,7 @@ pub fn check_preconditions(
         let actual = meta_str(stored, "resourceVersion");
         if rv != actual {
             return Err(ApiError::conflict(
-                &key.gr,
+                &gk,
                 &key.name,
                 &format!(
                     "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({actual}). The object might have been modified"
@@ -302,6 +441,54 @@ mod tests {
         assert_eq!(meta_str(&obj, "deletionTimestamp"), "2024-01-01T00:00:10Z");
         assert_eq!(grace_period(&obj), Some(10));
         assert_eq!(before_delete(&mut obj, None, now), Graceful::No);
+    }
+
+    #[test]
+    fn gc_finalizers_follow_kube() {
+        use keelson_apimachinery::options::PropagationPolicy as P;
+        let plain = json!({"metadata": {"finalizers": ["x"]}});
+        assert_eq!(deletion_finalizers(&plain, false, None, None), None);
+        assert_eq!(
+            deletion_finalizers(&plain, true, None, None),
+            Some(vec!["x".to_string(), "orphan".to_string()])
+        );
+        assert_eq!(
+            deletion_finalizers(&plain, false, Some(P::Foreground), None),
+            Some(vec!["x".to_string(), "foregroundDeletion".to_string()])
+        );
+        // orphanDependents wins; false means neither finalizer.
+        let orphaned = json!({"metadata": {"finalizers": ["orphan"]}});
+        assert_eq!(
+            deletion_finalizers(&orphaned, false, None, Some(false)),
+            Some(vec![])
+        );
+        // The object's own finalizer overrides the resource's default.
+        let fg = json!({"metadata": {"finalizers": ["foregroundDeletion"]}});
+        assert_eq!(deletion_finalizers(&fg, true, None, None), None);
+        assert_eq!(
+            deletion_finalizers(&fg, false, Some(P::Orphan), None),
+            Some(vec!["orphan".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_finalizer_marked_object_is_not_graceful_pending() {
+        let now = parse_time("2024-01-01T00:00:00Z").unwrap();
+        let mut obj = json!({"metadata": {"deletionTimestamp": "2023-01-01T00:00:00Z",
+            "deletionGracePeriodSeconds": 0}});
+        assert_eq!(before_delete(&mut obj, Some(30), now), Graceful::No);
+    }
+
+    #[test]
+    fn namespaces_wait_for_spec_finalizers() {
+        let stored = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"deletionTimestamp": "2024-01-01T00:00:00Z"}});
+        let held = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {},
+            "spec": {"finalizers": ["kubernetes"]}});
+        assert!(!should_delete_during_update(&held, &stored));
+        let done = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {},
+            "spec": {"finalizers": []}});
+        assert!(should_delete_during_update(&done, &stored));
     }
 
     #[test]

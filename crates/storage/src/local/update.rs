@@ -9,7 +9,6 @@ use keelson_apimachinery::{ApiError, ApiResult, ObjectKey};
 use keelson_kv::{Compare, KeyValue, TxnOp, TxnRequest, TxnResponse};
 
 use crate::error::kv_error;
-use crate::keys;
 
 use super::LocalStore;
 
@@ -65,7 +64,7 @@ impl LocalStore {
         key: &ObjectKey,
         mut try_update: impl FnMut(Option<&KeyValue>) -> ApiResult<Decision<R, S>>,
     ) -> ApiResult<Updated<R, S>> {
-        let ek = keys::object_key(key)?;
+        let ek = self.inner.config.key_layout.object_key(key)?;
         let mut current = self.read_key(&ek).await?;
         for _ in 0..ATTEMPTS {
             let (op, state) = match try_update(current.as_ref())? {

@@ -1,67 +1,115 @@
-//! Authentication: who sends a request. The first authenticator that
-//! recognises the request wins; a request none recognises is anonymous,
-//! and anonymous requests may reach only the public paths (kube-apiserver's
-//! `system:public-info-viewer`: version and health).
+//! Authentication: who sends a request (kube-apiserver's
+//! `WithAuthentication` over its union of authenticators). In kube's order,
+//! the first that recognises the request wins:
 //!
-//! Today there is one authenticator, the admin bearer token written on
-//! first start.
+//! 1. an x509 client certificate signed by the cluster CA (verified by the
+//!    TLS layer; CN → user, O → groups), see [`PeerUser`];
+//! 2. a bearer token: the admin token written on first start
+//!    (`keelson-admin` in `system:masters`), the static token file
+//!    (`--token-auth-file`), then ServiceAccount JWTs (valid signature,
+//!    issuer, audience and expiry, and the ServiceAccount still there
+//!    with the token's uid);
+//! 3. anonymous (`--anonymous-auth`, default on): `system:anonymous` in
+//!    `system:unauthenticated`.
+//!
+//! A presented bearer token that no authenticator accepts is `401`, as is
+//! any unauthenticated request when anonymous auth is off. Every
+//! authenticated user is also in `system:authenticated`.
+
+use std::sync::Arc;
 
 use http::HeaderMap;
+use keelson_api::{ObjectKey, StoreApi};
+use keelson_apimachinery::meta::meta_str;
+use keelson_auth::authn::TokenFile;
+use keelson_auth::serviceaccount::TokenAuthority;
+pub use keelson_auth::UserInfo;
 
-use super::request_info::{RequestInfo, Target};
-use super::State;
+/// The user of the connection's verified client certificate, put in each
+/// request's extensions by the server.
+#[derive(Debug, Clone)]
+pub struct PeerUser(pub Arc<UserInfo>);
 
-/// An authenticated user (kube's `user.Info`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserInfo {
-    pub name: String,
-    pub groups: Vec<String>,
+/// The authenticators of one gateway.
+pub struct Authenticators {
+    /// The admin bearer token.
+    pub admin_token: String,
+    pub token_file: Option<TokenFile>,
+    pub service_accounts: Arc<TokenAuthority>,
+    pub anonymous: bool,
+    /// ServiceAccount lookups (a token is valid only while its
+    /// ServiceAccount exists with the token's uid).
+    pub store: Arc<dyn StoreApi>,
 }
 
-impl UserInfo {
-    /// The holder of the admin token.
-    fn admin() -> Self {
-        UserInfo {
-            name: "keelson-admin".into(),
-            groups: vec!["system:masters".into(), "system:authenticated".into()],
+/// The user the admin bearer token authenticates as.
+pub fn admin_token_user() -> UserInfo {
+    UserInfo::new("keelson-admin", vec![keelson_auth::user::MASTERS.into()])
+}
+
+impl Authenticators {
+    /// The user a request authenticates as, or `None` for `401`.
+    pub async fn authenticate(
+        &self,
+        headers: &HeaderMap,
+        peer: Option<&PeerUser>,
+    ) -> Option<UserInfo> {
+        if let Some(PeerUser(u)) = peer {
+            return Some(u.as_ref().clone().with_authenticated());
+        }
+        match bearer_token(headers) {
+            Some(token) => self
+                .authenticate_token(token)
+                .await
+                .map(UserInfo::with_authenticated),
+            None => self.anonymous.then(UserInfo::anonymous),
         }
     }
 
-    /// An unauthenticated client.
-    fn anonymous() -> Self {
-        UserInfo {
-            name: "system:anonymous".into(),
-            groups: vec!["system:unauthenticated".into()],
+    /// The user of a bearer token (also TokenReview's answer).
+    pub async fn authenticate_token(&self, token: &str) -> Option<UserInfo> {
+        if constant_time_eq(token.as_bytes(), self.admin_token.as_bytes()) {
+            return Some(admin_token_user());
         }
+        if let Some(u) = self.token_file.as_ref().and_then(|f| f.authenticate(token)) {
+            return Some(u);
+        }
+        let claims = self.service_accounts.verify(token)?;
+        let (ns, sa) = (
+            &claims.kubernetes.namespace,
+            &claims.kubernetes.serviceaccount,
+        );
+        // Bound to the ServiceAccount's uid: a deleted (or re-created)
+        // ServiceAccount's tokens stop working.
+        let key = ObjectKey::new(
+            keelson_api::GroupResource::new("", "serviceaccounts"),
+            ns,
+            &sa.name,
+        );
+        let live = self.store.get(&key).await.ok()?;
+        if meta_str(&live, "uid") != sa.uid || !meta_str(&live, "deletionTimestamp").is_empty() {
+            return None;
+        }
+        let mut user = UserInfo::service_account(ns, &sa.name, &sa.uid);
+        user.extra.insert(
+            "authentication.kubernetes.io/credential-id".into(),
+            vec![format!("JTI={}", claims.jti)],
+        );
+        Some(user)
     }
 }
 
-/// The user a request authenticates as, or `None` for `401 Unauthorized`.
-pub fn authenticate(state: &State, info: &RequestInfo, headers: &HeaderMap) -> Option<UserInfo> {
-    if bearer_token_matches(&state.token, headers) {
-        return Some(UserInfo::admin());
-    }
-    is_public(&info.target).then(UserInfo::anonymous)
+/// The bearer token of an `Authorization: Bearer` header (kube trims it;
+/// an empty token is no token).
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let h = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = h.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// Paths kube-apiserver serves to unauthenticated clients by default
-/// (`system:public-info-viewer`).
-fn is_public(t: &Target) -> bool {
-    matches!(t, Target::Version | Target::Health { .. })
-}
-
-fn bearer_token_matches(expected: &str, headers: &HeaderMap) -> bool {
-    let Some(h) = headers
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let Some(token) = h.strip_prefix("Bearer ").map(str::trim) else {
-        return false;
-    };
-    // Constant-time comparison: no early exit on the first differing byte.
-    let (a, b) = (token.as_bytes(), expected.as_bytes());
+/// Constant-time comparison: no early exit on the first differing byte.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -76,21 +124,15 @@ mod tests {
     }
 
     #[test]
-    fn bearer_token() {
-        assert!(bearer_token_matches("abc", &headers("Bearer abc")));
-        assert!(bearer_token_matches("abc", &headers("Bearer  abc ")));
-        assert!(!bearer_token_matches("abc", &headers("Bearer abd")));
-        assert!(!bearer_token_matches("abc", &headers("Basic abc")));
-        assert!(!bearer_token_matches("abc", &HeaderMap::new()));
-    }
-
-    #[test]
-    fn public_paths() {
-        assert!(is_public(&Target::Version));
-        assert!(is_public(&Target::Health {
-            endpoint: "readyz".into(),
-            check: None
-        }));
-        assert!(!is_public(&Target::CoreGroup));
+    fn bearer_tokens() {
+        assert_eq!(bearer_token(&headers("Bearer abc")), Some("abc"));
+        assert_eq!(bearer_token(&headers("Bearer  abc ")), Some("abc"));
+        assert_eq!(bearer_token(&headers("bearer abc")), Some("abc"));
+        assert_eq!(bearer_token(&headers("Basic abc")), None);
+        assert_eq!(bearer_token(&headers("Bearer ")), None);
+        assert_eq!(bearer_token(&HeaderMap::new()), None);
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
     }
 }

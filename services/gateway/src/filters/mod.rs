@@ -6,16 +6,23 @@
 //!    the connection;
 //! 2. [`request_info`] — URL and method → what is asked for, with the
 //!    Kubernetes verb;
-//! 3. [`authentication`] — who is asking (today: the admin token; public
-//!    paths for anyone);
-//! 4. authorization — not yet: every authenticated user may do everything;
-//! 5. [`limits`] — the request body, read at most 3 MiB (`413` beyond), and
+//! 3. [`authentication`] — who is asking: client certificate, bearer token
+//!    (admin, token file, ServiceAccount JWT) or anonymous; `401` else;
+//! 4. [`impersonation`] — `Impersonate-*` headers, each part authorized by
+//!    the `impersonate` verb;
+//! 5. [`authorization`] — RBAC (or AlwaysAllow) on the request's
+//!    attributes; `403` with kube's wording;
+//! 6. [`limits`] — the request body, read at most 3 MiB (`413` beyond), and
 //!    drained before the answer when a handler did not read it, so an early
 //!    answer ends an HTTP/2 stream cleanly.
 //!
-//! Then [`crate::handlers::route`] picks the handler.
+//! Then [`crate::handlers::route`] picks the handler; it runs with the
+//! request's user in [`CURRENT`] (the review APIs and the escalation
+//! checks read it).
 
 pub mod authentication;
+pub mod authorization;
+pub mod impersonation;
 pub mod limits;
 pub mod recovery;
 pub mod request_info;
@@ -24,23 +31,65 @@ use std::sync::Arc;
 
 use http::{Request, Response};
 use keelson_apimachinery::ApiError;
+use keelson_auth::serviceaccount::TokenAuthority;
+use keelson_auth::{Authorizer, UserInfo};
 
 use crate::http_util::{status_response, Body, Query};
 use crate::Backends;
 use keelson_codec::Format;
 
+/// The request being handled: its (possibly impersonated) user and the
+/// server's state.
+#[derive(Clone)]
+pub struct Current {
+    pub user: Arc<UserInfo>,
+    pub state: Arc<State>,
+}
+
+tokio::task_local! {
+    /// Set around the handler of every request that passed the chain.
+    pub static CURRENT: Current;
+}
+
 /// Per-server state shared by all connections.
 pub struct State {
     pub backends: Backends,
-    /// The admin bearer token.
-    pub token: String,
     /// Discovery and OpenAPI documents of the catalog's current generation.
     pub discovery: keelson_discovery::DiscoveryCache,
+    pub authn: authentication::Authenticators,
+    pub authz: Authorizer,
+    /// ServiceAccount token issuing and verification.
+    pub service_accounts: Arc<TokenAuthority>,
+    /// Serve kube's `etcd` health check (the store runs on etcd).
+    pub etcd_health_check: bool,
+    /// The RBAC index's followers of the store (stopped with the state).
+    pub followers: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        for f in &self.followers {
+            f.abort();
+        }
+    }
 }
 
 /// Handle one HTTP request through the whole chain.
 pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Response<Body> {
-    recovery::guard(chain(state, req)).await
+    // Response compression wraps the whole chain (kube's deferred
+    // response writer): see `crate::compression`.
+    let gzip = crate::compression::accepts_gzip(req.headers());
+    // Request metrics with kube's labels (`crate::metrics`).
+    let started = std::time::Instant::now();
+    let labels = crate::metrics::labels(
+        req.method(),
+        req.uri().path(),
+        &Query::parse(req.uri().query()),
+        req.headers(),
+    );
+    let resp = recovery::guard(chain(state, req)).await;
+    let resp = crate::metrics::record(labels, started, resp);
+    crate::compression::compress(resp, gzip).await
 }
 
 async fn chain(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Response<Body> {
@@ -48,21 +97,62 @@ async fn chain(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Respon
     let mut body = limits::RequestBody::new(body);
     let query = Query::parse(parts.uri.query());
     let info = request_info::RequestInfo::new(&parts.method, parts.uri.path(), &query);
-    let resp = match authentication::authenticate(&state, &info, &parts.headers) {
-        Some(_user) => {
-            crate::handlers::route(
-                &state,
-                info.target,
-                info.verb,
-                &query,
-                &parts.headers,
-                &mut body,
-            )
-            .await
+    let peer = parts.extensions.get::<authentication::PeerUser>();
+    let resp = match authentication_and_authorization(&state, &parts, &info, peer).await {
+        Ok(user) => {
+            let handled = async {
+                if let Some(r) = crate::handlers::review::well_known(&state, parts.uri.path()) {
+                    return r;
+                }
+                crate::handlers::route(
+                    &state,
+                    info.target,
+                    info.verb,
+                    &query,
+                    &parts.headers,
+                    &mut body,
+                )
+                .await
+            };
+            let current = Current {
+                user: Arc::new(user),
+                state: state.clone(),
+            };
+            CURRENT.scope(current, handled).await
         }
-        None => status_response(&ApiError::unauthorized(), Format::JSON),
+        Err(e) => status_response(&e, Format::JSON),
     };
     // Whatever the handler did not read is read before the answer goes out.
     body.drain().await;
     resp
+}
+
+/// Authenticate, impersonate and authorize: the user the request acts as.
+async fn authentication_and_authorization(
+    state: &State,
+    parts: &http::request::Parts,
+    info: &request_info::RequestInfo,
+    peer: Option<&authentication::PeerUser>,
+) -> Result<UserInfo, ApiError> {
+    let user = state
+        .authn
+        .authenticate(&parts.headers, peer)
+        .await
+        .ok_or_else(ApiError::unauthorized)?;
+    let user = impersonation::impersonate(&state.authz, user, &parts.headers)?;
+    let attrs = authorization::attributes(&user, &parts.method, parts.uri.path(), info);
+    authorization::authorize(&state.authz, &attrs)?;
+    Ok(user)
+}
+
+/// The user of the request being handled (anonymous outside a request).
+pub fn current_user() -> Arc<UserInfo> {
+    CURRENT
+        .try_with(|c| c.user.clone())
+        .unwrap_or_else(|_| Arc::new(UserInfo::anonymous()))
+}
+
+/// The server state, inside a request's handler.
+pub fn current_state() -> Option<Arc<State>> {
+    CURRENT.try_with(|c| c.state.clone()).ok()
 }

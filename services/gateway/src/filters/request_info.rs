@@ -66,6 +66,11 @@ impl RequestInfo {
     pub fn new(method: &Method, path: &str, query: &Query) -> RequestInfo {
         let target = parse(path);
         let verb = match &target {
+            // POST to an object's subresource creates it
+            // (`serviceaccounts/x/token`, `pods/x/eviction`).
+            Target::Resource(ri) if method == Method::POST && !ri.subresource.is_empty() => {
+                Some(Verb::Create)
+            }
             Target::Resource(ri) => Verb::of(method, ri.name.is_empty(), query.flag("watch")),
             _ => None,
         };
@@ -111,6 +116,8 @@ pub enum Target {
         endpoint: String,
         check: Option<String>,
     },
+    /// `/metrics` (Prometheus).
+    Metrics,
     /// A resource URL.
     Resource(ResourceRequest),
     /// Anything else.
@@ -157,6 +164,7 @@ pub fn parse(path: &str) -> Target {
             endpoint: ep.to_string(),
             check: Some(check.to_string()),
         },
+        ["metrics"] => Target::Metrics,
         ["api", v, rest @ ..] => resource("", v, rest),
         ["apis", g, v, rest @ ..] => resource(g, v, rest),
         _ => Target::Unknown,

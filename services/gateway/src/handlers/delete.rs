@@ -1,6 +1,9 @@
 //! `delete`: one object, with `DeleteOptions` from the body and query
-//! (dry run, grace period, preconditions); graceful deletion of pods bound
-//! to a node; the answer is the deleted object or a `Success` Status.
+//! (dry run, grace period, preconditions, propagation policy); graceful
+//! deletion of pods bound to a node; the answer is the deleted object or a
+//! `Success` Status (kube's `deleteResource`: `202 Accepted` when
+//! `orphanDependents: false` leaves the object in place for the garbage
+//! collector).
 
 use bytes::Bytes;
 use keelson_api::{DeleteOptions as StoreDeleteOptions, DeleteOutcome, FieldValidation, Operation};
@@ -50,11 +53,16 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
                     precondition_uid: opts.preconditions.uid.clone(),
                     precondition_resource_version: opts.preconditions.resource_version.clone(),
                     grace_period_seconds: grace_period,
+                    propagation_policy: opts.propagation_policy,
+                    orphan_dependents: opts.orphan_dependents,
                 },
             )
             .await?;
     Ok(match outcome {
-        DeleteOutcome::Marked(obj) => Reply::ok(obj),
+        DeleteOutcome::Marked(obj) => Reply {
+            code: if opts.orphan_dependents == Some(false) { 202 } else { 200 },
+            ..Reply::ok(obj)
+        },
         DeleteOutcome::Deleted(obj) if cx.info.strategy.returns_deleted_object => Reply::ok(obj),
         DeleteOutcome::Deleted(obj) => Reply::ok(json!({
             "kind": "Status",

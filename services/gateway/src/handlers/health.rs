@@ -8,17 +8,30 @@ use crate::Backends;
 
 const PLAIN: &str = "text/plain; charset=utf-8";
 
-/// The checks of one endpoint, in registration order.
-fn checks(endpoint: &str) -> &'static [&'static str] {
-    match endpoint {
-        "livez" => &["ping", "log"],
-        _ => &["ping", "log", "store", "admission", "merge", "watch"],
+/// The checks of one endpoint, in registration order; on etcd, kube's
+/// `etcd` (and, for readiness, `etcd-readiness`) after `log`.
+fn checks(endpoint: &str, etcd: bool) -> &'static [&'static str] {
+    match (endpoint, etcd) {
+        ("livez", false) => &["ping", "log"],
+        ("livez", true) => &["ping", "log", "etcd"],
+        (_, false) => &["ping", "log", "store", "admission", "merge", "watch"],
+        (_, true) => &[
+            "ping",
+            "log",
+            "etcd",
+            "etcd-readiness",
+            "store",
+            "admission",
+            "merge",
+            "watch",
+        ],
     }
 }
 
 async fn run_check(b: &Backends, name: &str) -> Result<(), String> {
     let r = match name {
-        "store" => b.store.ready().await,
+        // The store answers while its etcd does.
+        "store" | "etcd" | "etcd-readiness" => b.store.ready().await,
         "admission" => b.admission.ready().await,
         "merge" => b.merge.ready().await,
         "watch" => b.watch.ready().await,
@@ -37,8 +50,14 @@ fn text(code: u16, body: String) -> Response<Body> {
 }
 
 /// Serve a health endpoint.
-pub async fn serve(b: &Backends, endpoint: &str, check: Option<&str>, q: &Query) -> Response<Body> {
-    let all = checks(endpoint);
+pub async fn serve(
+    b: &Backends,
+    etcd: bool,
+    endpoint: &str,
+    check: Option<&str>,
+    q: &Query,
+) -> Response<Body> {
+    let all = checks(endpoint, etcd);
     if let Some(c) = check {
         if !all.contains(&c) {
             return text(404, "404 page not found\n".into());

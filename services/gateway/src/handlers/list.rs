@@ -81,7 +81,8 @@ pub async fn serve(
         _ => TableOptions::default(),
     };
     let mut enc = ListEncoder::with_options(out, &head, &opts, keelson_codec::table::time::now())?;
-    let mut items = list.items;
+    let mut items =
+        super::custom::list_items(info, keelson_codec::list::item_format(out), list.items);
     if !enc.streams() {
         // YAML, and Protobuf (whose envelope carries the list's size up
         // front, as kube's encoder sizes every item first): the items are

@@ -10,6 +10,7 @@
 //! type-meta checks) and [`write`] (the admission + store write path).
 
 mod create;
+mod custom;
 mod delete;
 mod deletecollection;
 mod discovery;
@@ -19,6 +20,7 @@ mod list;
 mod object;
 mod patch;
 pub(crate) mod resource;
+pub(crate) mod review;
 mod scale;
 mod status;
 mod update;
@@ -142,7 +144,8 @@ pub(crate) async fn route(
         | Target::OpenApiRoot
         | Target::OpenApiDoc(_) => discovery::serve(state, target, query, accept, inm),
         Target::Health { endpoint, check } => {
-            health::serve(&state.backends, &endpoint, check.as_deref(), query).await
+            let etcd = state.etcd_health_check;
+            health::serve(&state.backends, etcd, &endpoint, check.as_deref(), query).await
         }
         Target::Resource(ri) => {
             let out = match negotiate_output(accept) {
@@ -151,6 +154,7 @@ pub(crate) async fn route(
             };
             resource::serve(&state.backends, verb, &ri, query, headers, body, out).await
         }
+        Target::Metrics => crate::metrics::serve(),
         Target::Unknown => status_response(&ApiError::path_not_found(), Format::JSON),
     }
 }

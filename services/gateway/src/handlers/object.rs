@@ -7,7 +7,7 @@ use keelson_apimachinery::{ApiError, ApiResult};
 use serde_json::{Map, Value};
 
 use super::Ctx;
-use keelson_codec::{decode::decode_object, negotiate_input, Encoding};
+use keelson_codec::{decode::decode_object, decode::decode_object_at, negotiate_input, Encoding};
 
 pub(crate) use keelson_codec::decode::summary;
 
@@ -15,22 +15,23 @@ pub(crate) use keelson_codec::decode::summary;
 /// (duplicate-field detection).
 pub(crate) fn decode_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<(Value, Option<Vec<u8>>)> {
     let input = negotiate_input(cx.header(http::header::CONTENT_TYPE))?;
-    let value = decode_object(input, body, &cx.info.kind)?;
+    let value = decode_object_at(input, body, &cx.info.kind, &cx.info.version)?;
     let raw = (input == Encoding::Json).then(|| body.to_vec());
     Ok((value, raw))
 }
 
 /// A body whose handler reads JSON (`DeleteOptions`, `Scale`): a
-/// Kubernetes Protobuf body (what client-go's typed clients send) as the
-/// JSON of the object it carries; any other body as it is.
+/// Kubernetes Protobuf or CBOR body (what client-go's typed clients send)
+/// as the JSON of the object it carries; any other body as it is.
 pub(crate) fn json_body(cx: &Ctx<'_>, body: &Bytes, kind: &str) -> ApiResult<Bytes> {
-    if body.is_empty()
-        || keelson_codec::media_type(cx.header(http::header::CONTENT_TYPE))
-            != Encoding::Protobuf.media_type()
-    {
+    let media_type = keelson_codec::media_type(cx.header(http::header::CONTENT_TYPE));
+    let encoding = [Encoding::Protobuf, Encoding::Cbor]
+        .into_iter()
+        .find(|e| e.media_type() == media_type);
+    let Some(encoding) = encoding.filter(|_| !body.is_empty()) else {
         return Ok(body.clone());
-    }
-    let value = decode_object(Encoding::Protobuf, body, kind)?;
+    };
+    let value = decode_object(encoding, body, kind)?;
     serde_json::to_vec(&value)
         .map(Bytes::from)
         .map_err(|e| ApiError::internal(e.to_string()))

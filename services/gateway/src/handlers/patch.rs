@@ -15,8 +15,22 @@ use super::status::merge_subresource;
 use super::write::{create_object, write_update, Ownership};
 use super::{plain, Ctx, HandlerResult};
 use crate::http_util::media_type;
-/// The patch format of the request's Content-Type, or `415`.
+/// `application/apply-patch+cbor`: a Server-Side Apply whose
+/// configuration is CBOR (kube serves it with CBORServingAndStorage).
+const APPLY_CBOR: &str = "application/apply-patch+cbor";
+
+/// Whether the request is a CBOR Server-Side Apply.
+fn is_apply_cbor(cx: &Ctx<'_>) -> bool {
+    media_type(cx.header(http::header::CONTENT_TYPE)) == APPLY_CBOR
+}
+
+/// The patch format of the request's Content-Type, or `415`. A CBOR apply
+/// is an apply (its body is read by [`apply_body`]); no other patch type
+/// has a CBOR form.
 pub(crate) fn patch_type(cx: &Ctx<'_>) -> ApiResult<PatchType> {
+    if is_apply_cbor(cx) {
+        return Ok(PatchType::Apply);
+    }
     PatchType::from_media_type(&media_type(cx.header(http::header::CONTENT_TYPE))).ok_or_else(
         || {
             let mut e = ApiError::unsupported_media_type("415: Unsupported Media Type");
@@ -26,6 +40,17 @@ pub(crate) fn patch_type(cx: &Ctx<'_>) -> ApiResult<PatchType> {
     )
 }
 
+/// The patch body for the merge service: a CBOR apply configuration as the
+/// JSON it stands for (kube's `400 error decoding YAML: cbor: ...` when it
+/// is not acceptable CBOR), any other body as it is.
+pub(crate) fn apply_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Vec<u8>> {
+    if !is_apply_cbor(cx) {
+        return Ok(body.to_vec());
+    }
+    let config = keelson_codec::cbor::decode_apply(body)?;
+    serde_json::to_vec(&config).map_err(|e| ApiError::internal(e.to_string()))
+}
+
 /// How often a patch is retried when a concurrent write moved the object
 /// (kube-apiserver retries patches that carry no resourceVersion).
 const PATCH_RETRIES: usize = 5;
@@ -33,9 +58,13 @@ const PATCH_RETRIES: usize = 5;
 pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     // kube checks the patch type before decoding the options.
     let pt = patch_type(cx).map_err(plain)?;
+    if pt == PatchType::StrategicMerge && cx.info.custom.is_some() {
+        return Err(plain(super::custom::strategic_merge_unsupported()));
+    }
     let apply = pt == PatchType::Apply;
     let opts = PatchOptions::from_query(cx.query, apply).map_err(plain)?;
     let (dry, fv) = (opts.dry_run, opts.field_validation);
+    let patch_body = apply_body(cx, body).map_err(plain)?;
     let owner = cx.owner(&opts.field_manager);
     // An apply records its own ownership; other patches are Update
     // operations, recorded after admission so defaulted fields are owned.
@@ -48,6 +77,12 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     let mut attempt = 0;
     loop {
         attempt += 1;
+        if attempt > 1 {
+            // The conflicting write may not be durable yet, and the store
+            // reads only durable revisions: give it a moment (5, 10, 20,
+            // 40 ms) rather than reading the same old object again.
+            tokio::time::sleep(std::time::Duration::from_millis(5 << (attempt - 2))).await;
+        }
         let old = match cx.b.store.get(&key).await {
             Ok(old) => Some(old),
             Err(e) if e.is_not_found() && apply && cx.ri.subresource.is_empty() => None,
@@ -62,7 +97,7 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
                     owner: owner.clone(),
                     force: opts.force.unwrap_or(false),
                     original: old.clone().unwrap_or(Value::Null),
-                    patch: body.to_vec(),
+                    patch: patch_body.clone(),
                 })
                 .await
                 .map_err(plain)?;

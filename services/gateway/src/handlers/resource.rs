@@ -24,10 +24,39 @@ pub(crate) async fn serve(
 ) -> Response<Body> {
     // One catalog generation for the whole request.
     let catalog = b.catalog.snapshot();
-    let info = match resolve(&catalog, ri) {
+    let resolved =
+        resolve(&catalog, ri).and_then(|i| super::custom::check_conversion(i).map(|()| i));
+    let info = match resolved {
         Ok(info) => info,
         Err(e) => return status_response(&e, out),
     };
+    let out = match super::custom::output_format(info, headers, out) {
+        Ok(out) => out,
+        Err(e) => return status_response(&e, Format::JSON),
+    };
+    if matches!(verb, Some(Verb::Create | Verb::Update)) && ri.subresource != "scale" {
+        if let Err(e) = super::custom::check_body_type(info, headers) {
+            return status_response(&e, out);
+        }
+    }
+    let mut resp = serve_resolved(b, info, verb, ri, query, headers, body, out).await;
+    if let Some(w) = super::custom::deprecation_warning(info) {
+        add_warnings(&mut resp, &[w]);
+    }
+    resp
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn serve_resolved(
+    b: &Backends,
+    info: &ResourceInfo,
+    verb: Option<Verb>,
+    ri: &ResourceRequest,
+    query: &Query,
+    headers: &HeaderMap,
+    body: &mut RequestBody,
+    out: Format,
+) -> Response<Body> {
     if let Some(verb @ (Verb::List | Verb::Watch)) = verb {
         let served = match check_collection_verb(info, verb) {
             Ok(()) if verb == Verb::Watch => super::watch::serve(b, info, ri, query, out).await,
@@ -44,7 +73,8 @@ pub(crate) async fn serve(
         headers,
     };
     match dispatch(&cx, verb, body).await {
-        Ok(r) => {
+        Ok(mut r) => {
+            super::custom::as_served_version(info, &mut r.object);
             let mut resp = encode_target(r.code, out, query, &r.object);
             add_warnings(&mut resp, &r.warnings);
             resp
@@ -86,11 +116,20 @@ async fn dispatch(cx: &Ctx<'_>, verb: Option<Verb>, body: &mut RequestBody) -> H
     let Some(verb) = verb else {
         return Err(plain(ApiError::method_not_allowed()));
     };
+    // The review APIs and TokenRequest are answered, never stored.
+    if super::review::handles(ri) {
+        let body = body.read().await.map_err(plain)?;
+        if let Some(r) = super::review::intercept(cx, verb, &body).await {
+            return r;
+        }
+    }
     if !ri.subresource.is_empty() {
         if !info.has_subresource(&ri.subresource) {
             return Err(plain(ApiError::path_not_found()));
         }
-        if ri.subresource != "status" && ri.subresource != "scale" {
+        // `finalize` (namespaces) is an update of the whole object but its status.
+        let finalize = ri.subresource == "finalize";
+        if ri.subresource != "status" && ri.subresource != "scale" && !finalize {
             return Err(plain(ApiError::new(
                 405,
                 "MethodNotAllowed",
@@ -101,7 +140,9 @@ async fn dispatch(cx: &Ctx<'_>, verb: Option<Verb>, body: &mut RequestBody) -> H
                 ),
             )));
         }
-        if !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
+        if !matches!(verb, Verb::Get | Verb::Update | Verb::Patch)
+            || (finalize && verb != Verb::Update)
+        {
             return Err(plain(ApiError::method_not_allowed()));
         }
     } else if !info.has_verb(verb.as_str()) {
@@ -119,6 +160,7 @@ async fn dispatch(cx: &Ctx<'_>, verb: Option<Verb>, body: &mut RequestBody) -> H
         }
         (Verb::Get, _) => super::get::get(cx).await.map_err(plain),
         (Verb::Create, _) => {
+            super::custom::check_create(info).map_err(plain)?;
             let body = body.read().await.map_err(plain)?;
             super::create::create(cx, &body).await
         }

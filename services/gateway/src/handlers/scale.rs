@@ -281,7 +281,7 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
                 },
                 force: opts.force.unwrap_or(false),
                 original: scale_of(&old, paths(cx)?),
-                patch: body.to_vec(),
+                patch: super::patch::apply_body(cx, body)?,
             })
             .await?;
     apply_scale(cx, old, &patched).await

@@ -76,15 +76,18 @@ fn parse_params(info: &ResourceInfo, q: &Query) -> ApiResult<Params> {
     })
 }
 
-/// Watches are streamed as JSON unless Protobuf is negotiated (YAML has
-/// no stream serializer; CBOR watches are not served yet).
+/// Watches are streamed as JSON unless Protobuf or CBOR is negotiated
+/// (YAML has no stream serializer).
 const WATCH_FORMAT: Format = Format::JSON;
 
 /// The format a watch's events are framed in for the negotiated
-/// encoding: Protobuf (kube's length-delimited `WatchEvent`s) or JSON.
+/// encoding: Protobuf (kube's length-delimited `WatchEvent`s), CBOR
+/// (`application/cbor-seq`: tagged `WatchEvent`s back to back) or JSON.
 fn stream_format(encoding: keelson_codec::Encoding) -> Format {
     match encoding {
-        keelson_codec::Encoding::Protobuf => Format::object(encoding),
+        keelson_codec::Encoding::Protobuf | keelson_codec::Encoding::Cbor => {
+            Format::object(encoding)
+        }
         _ => WATCH_FORMAT,
     }
 }
@@ -108,6 +111,9 @@ struct TypeMeta {
     /// A Table watch that has sent nothing yet: its first event carries
     /// the column definitions.
     headers_pending: bool,
+    /// A custom resource watched at a version other than its storage
+    /// version: events are shown in the watched version.
+    other_version: Option<ResourceInfo>,
 }
 
 impl TypeMeta {
@@ -118,6 +124,7 @@ impl TypeMeta {
             format,
             include,
             headers_pending: matches!(format.target, Target::Table(_)),
+            other_version: super::custom::other_version(info).then(|| info.clone()),
         }
     }
 
@@ -138,6 +145,10 @@ impl TypeMeta {
     /// A frame from the cache (shared by every watcher): the first event of
     /// a Table watch gets the column definitions.
     fn cache_frame(&mut self, frame: Bytes) -> Bytes {
+        let frame = match &self.other_version {
+            Some(info) if self.format == Format::JSON => super::custom::json_event(info, frame),
+            _ => frame,
+        };
         if !std::mem::take(&mut self.headers_pending) {
             return frame;
         }
@@ -203,6 +214,12 @@ pub async fn serve(
     q: &Query,
     out: Format,
 ) -> Result<Response<Body>, ApiError> {
+    // kube negotiates a stream serializer: YAML has none.
+    if keelson_codec::serializer(out.encoding).stream.is_none() {
+        return Err(ApiError::not_acceptable(
+            keelson_codec::negotiate::NOT_ACCEPTABLE_STREAM,
+        ));
+    }
     let include = match out.target {
         Target::Table(_) => TableOptions::from_query(q.get("includeObject"))?.include_object,
         _ => IncludeObject::Metadata,
@@ -244,8 +261,17 @@ pub async fn serve(
         }
         Err(e) => return Err(e),
     };
-    let frames = body.map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
+    // `apiserver_registered_watchers` while the stream lives, and
+    // `apiserver_watch_events_total` per frame sent.
+    let watcher =
+        keelson_metrics::Metrics::global().watcher(&info.group, &info.version, &info.kind);
+    let frames = body.map(move |bytes| {
+        watcher.sent(1);
+        Ok::<_, Infallible>(Frame::data(bytes))
+    });
     let mut resp = Response::new(BodyExt::boxed_unsync(StreamBody::new(frames)));
+    resp.extensions_mut()
+        .insert(crate::compression::Uncompressed);
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static(

@@ -69,6 +69,10 @@ pub(crate) async fn admit(
         .or(old_object.as_ref())
         .map(|o| meta_str(o, "name").to_string())
         .unwrap_or_default();
+    // RBAC writes are checked for escalation against the stored object.
+    let old_for_checks = (cx.ri.group == "rbac.authorization.k8s.io")
+        .then(|| old_object.clone())
+        .flatten();
     let resp =
         cx.b.admission
             .admit(AdmissionRequest {
@@ -87,6 +91,7 @@ pub(crate) async fn admit(
                 dry_run: opts.dry,
             })
             .await?;
+    super::review::check_escalation(cx, resp.object.as_ref(), old_for_checks.as_ref())?;
     Ok((resp.object, resp.warnings))
 }
 

@@ -53,20 +53,24 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
+    let store: Arc<dyn keelson_api::StoreApi> = Arc::new(keelson_rpc::RemoteStore::connect_lazy(
+        &flags.store_endpoint,
+    )?);
+    // The live catalog follows the stored CustomResourceDefinitions.
+    let catalog = keelson_registry::Catalog::builtin();
+    keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
     let backends = keelson_gateway::Backends {
-        store: Arc::new(keelson_rpc::RemoteStore::connect_lazy(
-            &flags.store_endpoint,
-        )?),
+        store,
         admission: Arc::new(keelson_rpc::RemoteAdmission::connect_lazy(
             &flags.admission_endpoint,
         )?),
         merge: Arc::new(keelson_rpc::RemoteMerge::connect_lazy(
             &flags.merge_endpoint,
         )?),
-        watch: Arc::new(keelson_rpc::RemoteWatchCache::connect_lazy(
-            &flags.watch_endpoints,
-        )?),
-        catalog: keelson_registry::Catalog::builtin(),
+        // Host names are resolved again every few seconds: every address a
+        // name has is a replica (`docker compose --scale watch=N`).
+        watch: keelson_rpc::RemoteWatchCache::connect_resolving(&flags.watch_endpoints)?,
+        catalog,
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
     Ok(())

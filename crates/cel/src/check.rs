@@ -1,0 +1,692 @@
+//! Compile-time checks and the estimated cost of one expression.
+//!
+//! A light type checker over the parsed AST: it knows the type of `self`
+//! from the schema, so it reports kube's `undefined field` and
+//! `undeclared reference` errors and a rule that cannot be a bool, and it
+//! estimates the worst-case cost from the schema's `maxItems`, `maxLength`
+//! and `maxProperties` (or, where unbounded, from the 3 MiB request limit,
+//! as kube does). Types it cannot infer are `Dyn` and never rejected.
+
+use crate::escape::escape;
+use crate::library::cost::{self, traversal as traversal_cost};
+use crate::schema::Schema;
+use crate::types::schema_size;
+pub use crate::types::{max_cardinality, Est, Ty};
+use cel::common::ast::{EntryExpr, Expr, LiteralValue, SourceInfo};
+use cel::IdedExpr;
+use std::sync::Arc;
+
+/// A compile error at a node.
+#[derive(Debug)]
+pub struct CheckError {
+    pub expr_id: u64,
+    pub msg: String,
+}
+
+/// Walks one expression.
+pub struct Checker {
+    vars: Vec<(String, Ty)>,
+    pub errors: Vec<CheckError>,
+    pub uses_old_self: bool,
+}
+
+const KNOWN_GLOBALS: &[&str] = &[
+    "size",
+    "int",
+    "uint",
+    "double",
+    "string",
+    "bool",
+    "bytes",
+    "dyn",
+    "type",
+    "matches",
+    "timestamp",
+    "duration",
+    "quantity",
+    "isQuantity",
+    "url",
+    "isURL",
+    "ip",
+    "isIP",
+    "cidr",
+    "isCIDR",
+    "semver",
+    "isSemver",
+];
+
+const KNOWN_MEMBERS: &[&str] = &[
+    "size",
+    "contains",
+    "startsWith",
+    "endsWith",
+    "matches",
+    "find",
+    "findAll",
+    "lowerAscii",
+    "upperAscii",
+    "trim",
+    "reverse",
+    "replace",
+    "split",
+    "charAt",
+    "substring",
+    "indexOf",
+    "lastIndexOf",
+    "join",
+    "isSorted",
+    "sum",
+    "min",
+    "max",
+    "hasValue",
+    "value",
+    "orValue",
+    "or",
+    "isInteger",
+    "asInteger",
+    "asApproximateFloat",
+    "sign",
+    "add",
+    "sub",
+    "compareTo",
+    "isGreaterThan",
+    "isLessThan",
+    "getScheme",
+    "getHost",
+    "getHostname",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "containsIP",
+    "containsCIDR",
+    "ip",
+    "masked",
+    "prefixLength",
+    "validate",
+    "major",
+    "minor",
+    "patch",
+    "getFullYear",
+    "getMonth",
+    "getDayOfMonth",
+    "getDate",
+    "getDayOfWeek",
+    "getDayOfYear",
+    "getHours",
+    "getMinutes",
+    "getSeconds",
+    "getMilliseconds",
+];
+
+impl Checker {
+    /// A checker with the rule's variables.
+    pub fn new(vars: Vec<(String, Ty)>) -> Self {
+        Checker {
+            vars,
+            errors: vec![],
+            uses_old_self: false,
+        }
+    }
+
+    fn err(&mut self, id: u64, msg: String) {
+        self.errors.push(CheckError { expr_id: id, msg });
+    }
+
+    /// Checks and costs `e`.
+    pub fn check(&mut self, e: &IdedExpr) -> Est {
+        match &e.expr {
+            Expr::Literal(l) => match l {
+                LiteralValue::Boolean(_) => Est::sized(Ty::Bool, 0, 1),
+                LiteralValue::Int(_) => Est::sized(Ty::Int, 0, 1),
+                LiteralValue::UInt(_) => Est::sized(Ty::Uint, 0, 1),
+                LiteralValue::Double(_) => Est::sized(Ty::Double, 0, 1),
+                LiteralValue::Null => Est::sized(Ty::Null, 0, 1),
+                LiteralValue::String(s) => Est::sized(Ty::Str, 0, s.inner().len() as u64),
+                LiteralValue::Bytes(b) => Est::sized(Ty::Bytes, 0, b.inner().len() as u64),
+            },
+            Expr::Ident(name) => {
+                if name == "oldSelf" {
+                    self.uses_old_self = true;
+                }
+                if let Some((_, t)) = self.vars.iter().rev().find(|(n, _)| n == name) {
+                    return Est::new(t.clone(), 1);
+                }
+                if matches!(
+                    name.as_str(),
+                    "int"
+                        | "uint"
+                        | "double"
+                        | "string"
+                        | "bool"
+                        | "bytes"
+                        | "list"
+                        | "map"
+                        | "null_type"
+                        | "type"
+                ) {
+                    return Est::sized(Ty::Opaque, 1, 1);
+                }
+                self.err(
+                    e.id,
+                    format!("undeclared reference to '{name}' (in container '')"),
+                );
+                Est::sized(Ty::Dyn, 1, 1)
+            }
+            Expr::Select(sel) => {
+                let op = self.check(&sel.operand);
+                let ty = self.field_type(e.id, &op.ty, &sel.field);
+                if sel.test {
+                    Est::sized(Ty::Bool, op.cost + 1, 1)
+                } else {
+                    Est::new(ty, op.cost + 1)
+                }
+            }
+            Expr::List(l) => {
+                let mut cost = 10;
+                let mut elem = None;
+                for el in &l.elements {
+                    let est = self.check(el);
+                    cost += est.cost;
+                    elem.get_or_insert(est.ty);
+                }
+                Est::sized(
+                    Ty::List(Box::new(elem.unwrap_or(Ty::Dyn))),
+                    cost,
+                    l.elements.len() as u64,
+                )
+            }
+            Expr::Map(m) => {
+                let mut cost = 30;
+                for entry in &m.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        cost += self.check(&me.key).cost + self.check(&me.value).cost;
+                    }
+                }
+                Est::sized(Ty::Map(Box::new(Ty::Dyn)), cost, m.entries.len() as u64)
+            }
+            Expr::Struct(_) => {
+                self.err(e.id, "object construction is not supported".into());
+                Est::sized(Ty::Dyn, 40, 1)
+            }
+            Expr::Comprehension(c) => {
+                let range = self.check(&c.iter_range);
+                let elem = match range.ty.resolve() {
+                    Ty::List(el) => *el,
+                    Ty::Map(_) | Ty::Schema(..) => Ty::Str,
+                    _ => Ty::Dyn,
+                };
+                let init = self.check(&c.accu_init);
+                self.vars.push((c.accu_var.clone(), init.ty.clone()));
+                self.vars.push((c.iter_var.clone(), elem));
+                if let Some(v2) = &c.iter_var2 {
+                    self.vars.push((v2.clone(), Ty::Dyn));
+                }
+                let cond = self.check(&c.loop_cond);
+                let step = self.check(&c.loop_step);
+                if c.iter_var2.is_some() {
+                    self.vars.pop();
+                }
+                self.vars.pop();
+                let result = self.check(&c.result);
+                self.vars.pop();
+                let per_iter = cond.cost.saturating_add(step.cost);
+                let cost = range
+                    .cost
+                    .saturating_add(init.cost)
+                    .saturating_add(range.size.saturating_mul(per_iter))
+                    .saturating_add(result.cost);
+                let ty = match result.ty.resolve() {
+                    Ty::Bool => Ty::Bool,
+                    Ty::List(_) => Ty::List(Box::new(step_elem(&step.ty))),
+                    other => other,
+                };
+                Est::sized(ty, cost, range.size)
+            }
+            Expr::Call(call) => self.check_call(e, call),
+            Expr::Unspecified => Est::sized(Ty::Dyn, 0, 1),
+        }
+    }
+
+    fn field_type(&mut self, id: u64, ty: &Ty, field: &str) -> Ty {
+        match ty.resolve() {
+            Ty::Schema(s, root) => {
+                let resource = root || s.embedded_resource;
+                if resource && (field == "apiVersion" || field == "kind") {
+                    return Ty::Str;
+                }
+                if resource && field == "metadata" {
+                    let meta = Schema {
+                        ty: "object".into(),
+                        properties: ["name", "generateName"]
+                            .iter()
+                            .map(|n| {
+                                (
+                                    n.to_string(),
+                                    Arc::new(Schema {
+                                        ty: "string".into(),
+                                        ..Default::default()
+                                    }),
+                                )
+                            })
+                            .collect(),
+                        ..Default::default()
+                    };
+                    return Ty::Schema(Arc::new(meta), false);
+                }
+                for (name, p) in &s.properties {
+                    if escape(name).as_deref() == Some(field) {
+                        return Ty::Schema(p.clone(), false);
+                    }
+                }
+                if s.preserve_unknown && !resource {
+                    return Ty::Dyn;
+                }
+                self.err(id, format!("undefined field '{field}'"));
+                Ty::Dyn
+            }
+            Ty::Map(v) => *v,
+            Ty::Optional(inner) => Ty::Optional(Box::new(self.field_type(id, &inner, field))),
+            Ty::Dyn => Ty::Dyn,
+            other => {
+                self.err(
+                    id,
+                    format!("type '{}' does not support field selection", other.name()),
+                );
+                Ty::Dyn
+            }
+        }
+    }
+
+    fn check_call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> Est {
+        use cel::common::ast::operators as ops;
+        let name = call.func_name.as_str();
+        // namespaced globals: sets.contains, format.named, optional.of, ...
+        let namespaced = match call.target.as_deref() {
+            Some(IdedExpr {
+                expr: Expr::Ident(ns),
+                ..
+            }) if matches!(
+                ns.as_str(),
+                "sets" | "format" | "optional" | "ip" | "strings" | "math"
+            ) && !self.vars.iter().any(|(n, _)| n == ns) =>
+            {
+                Some(ns.clone())
+            }
+            _ => None,
+        };
+        let target = match (&call.target, &namespaced) {
+            (Some(t), None) => Some(self.check(t)),
+            _ => None,
+        };
+        let args: Vec<Est> = call.args.iter().map(|a| self.check(a)).collect();
+        let operands: u64 = target
+            .as_ref()
+            .map(|t| t.cost)
+            .unwrap_or(0)
+            .saturating_add(args.iter().fold(0u64, |a, x| a.saturating_add(x.cost)));
+        let sizes: Vec<u64> = target.iter().chain(args.iter()).map(|a| a.size).collect();
+        let kinds: Vec<cost::Kind> = target
+            .iter()
+            .chain(args.iter())
+            .map(|a| match a.ty.resolve() {
+                Ty::Str | Ty::Bytes => cost::Kind::Text,
+                Ty::List(_) => cost::Kind::List,
+                _ => cost::Kind::Other,
+            })
+            .collect();
+        let full_name = match &namespaced {
+            Some(ns) => format!("{ns}.{name}"),
+            None => name.to_string(),
+        };
+        let base = operands.saturating_add(cost::call(&full_name, &sizes, &kinds));
+        let arg_size = |i: usize| args.get(i).map(|a| a.size).unwrap_or(1);
+        let recv_size = target.as_ref().map(|t| t.size).unwrap_or(1);
+        let ty_of = |i: usize| args.get(i).map(|a| a.ty.resolve()).unwrap_or(Ty::Dyn);
+
+        if let Some(ns) = namespaced {
+            let full = format!("{ns}.{name}");
+            return match full.as_str() {
+                "sets.contains" | "sets.equivalent" | "sets.intersects" => {
+                    Est::sized(Ty::Bool, base, 1)
+                }
+                "optional.of" | "optional.ofNonZeroValue" => {
+                    Est::sized(Ty::Optional(Box::new(ty_of(0))), base, arg_size(0))
+                }
+                "optional.none" => Est::sized(Ty::Optional(Box::new(Ty::Dyn)), base, 1),
+                "ip.isCanonical" => Est::sized(Ty::Bool, base, 1),
+                f if f.starts_with("format.") => Est::sized(Ty::Opaque, base, 1),
+                _ => {
+                    self.err(
+                        e.id,
+                        format!("undeclared reference to '{full}' (in container '')"),
+                    );
+                    Est::sized(Ty::Dyn, base, 1)
+                }
+            };
+        }
+
+        match name {
+            // && and || cost their operands only
+            ops::LOGICAL_AND | ops::LOGICAL_OR => Est::sized(Ty::Bool, operands, 1),
+            ops::LOGICAL_NOT | ops::NOT_STRICTLY_FALSE => Est::sized(Ty::Bool, base, 1),
+            ops::CONDITIONAL => {
+                let cost = operands - args.iter().skip(1).map(|a| a.cost).min().unwrap_or(0);
+                let a1 = args.get(1).cloned().unwrap_or(Est::sized(Ty::Dyn, 0, 1));
+                let size = a1.size.max(arg_size(2));
+                Est::sized(a1.ty, cost, size)
+            }
+            ops::EQUALS | ops::NOT_EQUALS => {
+                self.check_operands(e.id, name, &ty_of(0), &ty_of(1));
+                Est::sized(Ty::Bool, base, 1)
+            }
+            ops::LESS | ops::LESS_EQUALS | ops::GREATER | ops::GREATER_EQUALS => {
+                self.check_operands(e.id, name, &ty_of(0), &ty_of(1));
+                Est::sized(Ty::Bool, base, 1)
+            }
+            ops::IN => Est::sized(Ty::Bool, base, 1),
+            ops::ADD => {
+                self.check_operands(e.id, name, &ty_of(0), &ty_of(1));
+                let size = arg_size(0).saturating_add(arg_size(1));
+                let ty = match ty_of(0) {
+                    Ty::Timestamp | Ty::Duration => ty_of(0).clone(),
+                    t => t,
+                };
+                Est::sized(ty, base, size)
+            }
+            ops::SUBSTRACT | ops::MULTIPLY | ops::DIVIDE | ops::MODULO | ops::NEGATE => {
+                if args.len() == 2 {
+                    self.check_operands(e.id, name, &ty_of(0), &ty_of(1));
+                }
+                let ty = match (ty_of(0), ty_of(1)) {
+                    (Ty::Timestamp, Ty::Timestamp) => Ty::Duration,
+                    (t, _) => t,
+                };
+                Est::sized(ty, base, 1)
+            }
+            ops::INDEX | ops::OPT_INDEX => {
+                let elem = match args.first().map(|a| a.ty.resolve()) {
+                    Some(Ty::List(el)) | Some(Ty::Map(el)) => *el,
+                    _ => Ty::Dyn,
+                };
+                let elem = if name == ops::OPT_INDEX {
+                    Ty::Optional(Box::new(elem))
+                } else {
+                    elem
+                };
+                Est::new(elem, base)
+            }
+            ops::OPT_SELECT => {
+                let field = match call.args.get(1).map(|a| &a.expr) {
+                    Some(Expr::Literal(LiteralValue::String(s))) => s.inner().to_string(),
+                    _ => String::new(),
+                };
+                let inner = match args.first().map(|a| a.ty.clone()) {
+                    Some(Ty::Optional(t)) => *t,
+                    Some(t) => t,
+                    None => Ty::Dyn,
+                };
+                let ft = self.field_type(e.id, &inner, &field);
+                let size = schema_size(&ft);
+                Est::sized(Ty::Optional(Box::new(ft)), base, size)
+            }
+            _ => {
+                let known = if target.is_some() {
+                    KNOWN_MEMBERS.contains(&name)
+                } else {
+                    KNOWN_GLOBALS.contains(&name)
+                };
+                if !known {
+                    self.err(
+                        e.id,
+                        format!("undeclared reference to '{name}' (in container '')"),
+                    );
+                    return Est::sized(Ty::Dyn, base, 1);
+                }
+                if let Some(t) = &target {
+                    self.check_string_member(e.id, name, &t.ty, &args);
+                }
+                let mut est = self.function(name, target.as_ref(), &args, base, recv_size);
+                est.cost = base;
+                est
+            }
+        }
+    }
+
+    fn check_operands(&mut self, id: u64, op: &str, a: &Ty, b: &Ty) {
+        use cel::common::ast::operators as ops;
+        let simple = |t: &Ty| {
+            matches!(
+                t,
+                Ty::Bool | Ty::Int | Ty::Uint | Ty::Double | Ty::Str | Ty::Bytes
+            )
+        };
+        let numeric = |t: &Ty| matches!(t, Ty::Int | Ty::Uint | Ty::Double);
+        // kube enables cross-type numeric comparisons (`<`, `>=`, ...), not equality
+        let ordering = matches!(
+            op,
+            ops::LESS | ops::LESS_EQUALS | ops::GREATER | ops::GREATER_EQUALS
+        );
+        if ordering && numeric(a) && numeric(b) {
+            return;
+        }
+        if simple(a) && simple(b) && std::mem::discriminant(a) != std::mem::discriminant(b) {
+            self.err(
+                id,
+                format!(
+                    "found no matching overload for '{op}' applied to '({}, {})'",
+                    a.name(),
+                    b.name()
+                ),
+            );
+        }
+    }
+
+    /// String-only member functions: a known non-string receiver or a
+    /// known non-string pattern argument has no overload.
+    fn check_string_member(&mut self, id: u64, name: &str, recv: &Ty, args: &[Est]) {
+        const STRING_ONLY: &[&str] = &[
+            "contains",
+            "startsWith",
+            "endsWith",
+            "matches",
+            "find",
+            "findAll",
+            "lowerAscii",
+            "upperAscii",
+            "trim",
+            "replace",
+            "split",
+            "charAt",
+            "substring",
+        ];
+        const STRING_FIRST_ARG: &[&str] = &[
+            "contains",
+            "startsWith",
+            "endsWith",
+            "matches",
+            "find",
+            "findAll",
+            "replace",
+            "split",
+        ];
+        if !STRING_ONLY.contains(&name) {
+            return;
+        }
+        let known = |t: &Ty| !matches!(t, Ty::Dyn | Ty::Opaque | Ty::Optional(_));
+        let r = recv.resolve();
+        let first = args.first().map(|a| a.ty.resolve());
+        let bad_recv = known(&r) && !matches!(r, Ty::Str);
+        let bad_arg = matches!(r, Ty::Str)
+            && STRING_FIRST_ARG.contains(&name)
+            && first
+                .as_ref()
+                .is_some_and(|f| known(f) && !matches!(f, Ty::Str));
+        if bad_recv || bad_arg {
+            let arg_names: Vec<&str> = args.iter().map(|a| a.ty.name()).collect();
+            self.err(
+                id,
+                format!(
+                    "found no matching overload for '{name}' applied to '{}.({})'",
+                    recv.name(),
+                    arg_names.join(", ")
+                ),
+            );
+        }
+    }
+
+    /// The result type and size of a library function (its cost is
+    /// replaced by the caller with `library::cost::call`).
+    fn function(
+        &mut self,
+        name: &str,
+        target: Option<&Est>,
+        args: &[Est],
+        base: u64,
+        recv: u64,
+    ) -> Est {
+        let trav = traversal_cost(recv);
+        let recv_ty = target.map(|t| t.ty.resolve()).unwrap_or(Ty::Dyn);
+        match name {
+            "size" => Est::sized(Ty::Int, base, 1),
+            "contains" | "startsWith" | "endsWith" => Est::sized(
+                Ty::Bool,
+                base + trav + traversal_cost(args.first().map(|a| a.size).unwrap_or(1)),
+                1,
+            ),
+            // regex cost grows with the text and the pattern
+            "matches" => {
+                let text = if target.is_some() {
+                    recv
+                } else {
+                    args.first().map(|a| a.size).unwrap_or(1)
+                };
+                Est::sized(Ty::Bool, base + 2 * traversal_cost(text), 1)
+            }
+            "find" => Est::sized(Ty::Str, base + 2 * trav, recv),
+            "findAll" | "split" => Est::sized(Ty::List(Box::new(Ty::Str)), base + 2 * trav, recv),
+            "lowerAscii" | "upperAscii" | "trim" | "reverse" | "substring" | "charAt" => {
+                Est::sized(Ty::Str, base + trav, recv)
+            }
+            "replace" => Est::sized(Ty::Str, base + 2 * trav, recv.saturating_mul(2)),
+            "indexOf" | "lastIndexOf" => Est::sized(Ty::Int, base + trav.max(recv), 1),
+            "join" => Est::sized(Ty::Str, base + recv, recv),
+            "isSorted" => Est::sized(Ty::Bool, base + recv, 1),
+            "sum" | "min" | "max" => {
+                let el = match recv_ty {
+                    Ty::List(el) => el.resolve(),
+                    _ => Ty::Dyn,
+                };
+                Est::sized(el, base + recv, 1)
+            }
+            "int" => Est::sized(Ty::Int, base, 1),
+            "uint" => Est::sized(Ty::Uint, base, 1),
+            "double" => Est::sized(Ty::Double, base, 1),
+            "string" => Est::sized(
+                Ty::Str,
+                base,
+                args.first().map(|a| a.size).unwrap_or(1).max(20),
+            ),
+            "bool" => Est::sized(Ty::Bool, base, 1),
+            "bytes" => Est::sized(Ty::Bytes, base, args.first().map(|a| a.size).unwrap_or(1)),
+            "timestamp" => Est::sized(Ty::Timestamp, base, 1),
+            "duration" => Est::sized(Ty::Duration, base, 1),
+            "dyn" => args
+                .first()
+                .cloned()
+                .map(|a| Est {
+                    ty: Ty::Dyn,
+                    cost: base,
+                    size: a.size,
+                })
+                .unwrap_or(Est::sized(Ty::Dyn, base, 1)),
+            "hasValue"
+            | "isQuantity"
+            | "isURL"
+            | "isIP"
+            | "isCIDR"
+            | "isSemver"
+            | "isInteger"
+            | "isGreaterThan"
+            | "isLessThan"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast"
+            | "containsIP"
+            | "containsCIDR" => Est::sized(Ty::Bool, base + trav, 1),
+            "value" | "orValue" => {
+                let inner = match target.map(|t| t.ty.clone()) {
+                    Some(Ty::Optional(t)) => *t,
+                    _ => Ty::Dyn,
+                };
+                let size = target.map(|t| t.size).unwrap_or(1);
+                Est::sized(inner, base, size)
+            }
+            "asInteger" | "sign" | "compareTo" | "family" | "prefixLength" | "major" | "minor"
+            | "patch" | "getFullYear" | "getMonth" | "getDayOfMonth" | "getDate"
+            | "getDayOfWeek" | "getDayOfYear" | "getHours" | "getMinutes" | "getSeconds"
+            | "getMilliseconds" => Est::sized(Ty::Int, base, 1),
+            "asApproximateFloat" => Est::sized(Ty::Double, base, 1),
+            "getScheme" | "getHost" | "getHostname" | "getPort" | "getEscapedPath" => {
+                Est::sized(Ty::Str, base + trav, recv)
+            }
+            "type" => Est::sized(Ty::Opaque, base, 1),
+            _ => Est::sized(Ty::Dyn, base + trav, recv),
+        }
+    }
+
+    /// The `ERROR: <input>:l:c: msg` rendering of the errors, as cel-go's issues.
+    pub fn render(&self, info: &SourceInfo, source: &str) -> String {
+        self.errors
+            .iter()
+            .map(|e| {
+                let offset = info
+                    .offset_for(e.expr_id)
+                    .map(|(s, _)| s as usize)
+                    .unwrap_or(0);
+                render_error(source, offset, &e.msg)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+fn step_elem(step: &Ty) -> Ty {
+    match step.resolve() {
+        Ty::List(el) => el.resolve(),
+        _ => Ty::Dyn,
+    }
+}
+
+/// cel-go's error rendering at a character offset of the source.
+fn render_error(source: &str, offset: usize, msg: &str) -> String {
+    // offsets count characters; walk chars so no byte slicing can split one
+    let (mut line, mut col) = (1, 0);
+    for c in source.chars().take(offset) {
+        if c == '\n' {
+            line += 1;
+            col = 0;
+        } else {
+            col += 1;
+        }
+    }
+    render_at(source, line, col, msg)
+}
+
+/// cel-go's error rendering: position, message, the line and a caret
+/// (`line` 1-based, `col` a 0-based character column).
+pub fn render_at(source: &str, line: usize, col: usize, msg: &str) -> String {
+    let text = source.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    format!(
+        "ERROR: <input>:{line}:{}: {msg}\n | {text}\n | {}^",
+        col + 1,
+        ".".repeat(col)
+    )
+}

@@ -1,0 +1,288 @@
+//! Prometheus metrics with kube-apiserver's names, help texts, labels and
+//! histogram buckets (`k8s.io/apiserver/pkg/endpoints/metrics`), kept in
+//! one registry per process and written in the Prometheus text format by
+//! [`Metrics::encode`]. Built on the `prometheus` crate.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+/// kube's `apiserver_request_duration_seconds` buckets.
+pub const REQUEST_DURATION_BUCKETS: [f64; 23] = [
+    0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+    10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
+];
+
+/// The `component` label of every request metric.
+pub const COMPONENT: &str = "apiserver";
+
+/// What a request metric is labelled with (kube's `RequestInfo` view).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestLabels {
+    /// kube's metric verb: `GET`, `LIST`, `WATCH`, `POST`, `PUT`, `PATCH`,
+    /// `APPLY`, `DELETE`, `DELETECOLLECTION`, or the HTTP method of a
+    /// non-resource request.
+    pub verb: String,
+    /// `All` for dry-run requests, else empty.
+    pub dry_run: String,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub subresource: String,
+    /// `resource` (one named object), `namespace`, `cluster`, or empty for
+    /// non-resource requests.
+    pub scope: String,
+}
+
+/// Every metric of one process.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    request_total: IntCounterVec,
+    request_duration: HistogramVec,
+    longrunning: IntGaugeVec,
+    registered_watchers: IntGaugeVec,
+    watch_events: IntCounterVec,
+}
+
+/// Label names of the request counter (kube's order).
+const REQUEST_TOTAL_LABELS: [&str; 9] = [
+    "verb",
+    "dry_run",
+    "group",
+    "version",
+    "resource",
+    "subresource",
+    "scope",
+    "component",
+    "code",
+];
+
+impl Metrics {
+    fn new() -> Result<Metrics, prometheus::Error> {
+        let registry = Registry::new();
+        let request_total = IntCounterVec::new(
+            Opts::new(
+                "apiserver_request_total",
+                "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+            ),
+            &REQUEST_TOTAL_LABELS,
+        )?;
+        let request_duration = HistogramVec::new(
+            HistogramOpts::new(
+                "apiserver_request_duration_seconds",
+                "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+            )
+            .buckets(REQUEST_DURATION_BUCKETS.to_vec()),
+            &REQUEST_TOTAL_LABELS[..8],
+        )?;
+        let longrunning = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_longrunning_requests",
+                "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
+            ),
+            &["verb", "group", "version", "resource", "subresource", "scope", "component"],
+        )?;
+        let registered_watchers = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_registered_watchers",
+                "[ALPHA] Number of currently registered watchers for a given resources",
+            ),
+            &["group", "version", "kind"],
+        )?;
+        let watch_events = IntCounterVec::new(
+            Opts::new(
+                "apiserver_watch_events_total",
+                "[ALPHA] Number of events sent in watch clients",
+            ),
+            &["group", "version", "kind"],
+        )?;
+        registry.register(Box::new(request_total.clone()))?;
+        registry.register(Box::new(request_duration.clone()))?;
+        registry.register(Box::new(longrunning.clone()))?;
+        registry.register(Box::new(registered_watchers.clone()))?;
+        registry.register(Box::new(watch_events.clone()))?;
+        Ok(Metrics {
+            registry,
+            request_total,
+            request_duration,
+            longrunning,
+            registered_watchers,
+            watch_events,
+        })
+    }
+
+    /// The process's metrics.
+    pub fn global() -> &'static Metrics {
+        static METRICS: OnceLock<Metrics> = OnceLock::new();
+        // The definitions are constants: a failure is a defect of this file.
+        METRICS.get_or_init(|| Metrics::new().unwrap_or_else(|e| panic!("metrics: {e}")))
+    }
+
+    /// Count a finished request and observe its latency (kube's
+    /// `MonitorRequest`). Watches are counted when they end, as kube does.
+    pub fn observe_request(&self, l: &RequestLabels, code: u16, elapsed: Duration) {
+        let code = code.to_string();
+        self.request_total
+            .with_label_values(&[
+                &l.verb,
+                &l.dry_run,
+                &l.group,
+                &l.version,
+                &l.resource,
+                &l.subresource,
+                &l.scope,
+                COMPONENT,
+                &code,
+            ])
+            .inc();
+        self.request_duration
+            .with_label_values(&[
+                &l.verb,
+                &l.dry_run,
+                &l.group,
+                &l.version,
+                &l.resource,
+                &l.subresource,
+                &l.scope,
+                COMPONENT,
+            ])
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// A long-running request (a watch) started; the guard ends it.
+    pub fn longrunning(&'static self, l: &RequestLabels) -> LongRunning {
+        let gauge = self.longrunning.with_label_values(&[
+            &l.verb,
+            &l.group,
+            &l.version,
+            &l.resource,
+            &l.subresource,
+            &l.scope,
+            COMPONENT,
+        ]);
+        gauge.inc();
+        LongRunning { gauge }
+    }
+
+    /// A watcher of `group`/`version`/`kind` registered; the guard
+    /// unregisters it.
+    pub fn watcher(&'static self, group: &str, version: &str, kind: &str) -> Watcher {
+        let gauge = self
+            .registered_watchers
+            .with_label_values(&[group, version, kind]);
+        gauge.inc();
+        Watcher {
+            gauge,
+            events: self.watch_events.with_label_values(&[group, version, kind]),
+        }
+    }
+
+    /// Every metric in the Prometheus text format (version 0.0.4).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing to a Vec fails only on a malformed family, which the
+        // definitions above rule out.
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        out
+    }
+}
+
+/// The content type of [`Metrics::encode`].
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// An active long-running request; dropping it decrements the gauge.
+#[derive(Debug)]
+pub struct LongRunning {
+    gauge: prometheus::IntGauge,
+}
+
+impl Drop for LongRunning {
+    fn drop(&mut self) {
+        self.gauge.dec();
+    }
+}
+
+/// A registered watcher; counts the events sent to it and unregisters on
+/// drop.
+#[derive(Debug)]
+pub struct Watcher {
+    gauge: prometheus::IntGauge,
+    events: prometheus::IntCounter,
+}
+
+impl Watcher {
+    /// `n` events were sent.
+    pub fn sent(&self, n: u64) {
+        self.events.inc_by(n);
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.gauge.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text() -> String {
+        String::from_utf8(Metrics::global().encode()).unwrap()
+    }
+
+    #[test]
+    fn requests_are_counted_with_kubes_labels_and_buckets() {
+        let m = Metrics::global();
+        let l = RequestLabels {
+            verb: "LIST".into(),
+            group: "apps".into(),
+            version: "v1".into(),
+            resource: "deployments".into(),
+            scope: "namespace".into(),
+            ..Default::default()
+        };
+        m.observe_request(&l, 200, Duration::from_millis(30));
+        let t = text();
+        assert!(t.contains("# TYPE apiserver_request_total counter"), "{t}");
+        assert!(t.contains(r#"apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1"} 1"#), "{t}");
+        assert!(t.contains(r#"apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="apps",resource="deployments",scope="namespace",subresource="",verb="LIST",version="v1",le="0.05"} 1"#), "{t}");
+        assert!(t.contains(r#"le="0.025"} 0"#), "{t}");
+    }
+
+    #[test]
+    fn long_running_requests_and_watchers_are_gauges() {
+        let m = Metrics::global();
+        let l = RequestLabels {
+            verb: "WATCH".into(),
+            version: "v1".into(),
+            resource: "pods".into(),
+            scope: "cluster".into(),
+            ..Default::default()
+        };
+        let lr = m.longrunning(&l);
+        let w = m.watcher("", "v1", "Pod");
+        w.sent(3);
+        let t = text();
+        assert!(t.contains(r#"apiserver_longrunning_requests{component="apiserver",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"} 1"#), "{t}");
+        assert!(
+            t.contains(r#"apiserver_registered_watchers{group="",kind="Pod",version="v1"} 1"#),
+            "{t}"
+        );
+        assert!(
+            t.contains(r#"apiserver_watch_events_total{group="",kind="Pod",version="v1"} 3"#),
+            "{t}"
+        );
+        drop((lr, w));
+        let t = text();
+        assert!(t.contains(r#"verb="WATCH",version="v1"} 0"#), "{t}");
+        assert!(
+            t.contains(r#"apiserver_registered_watchers{group="",kind="Pod",version="v1"} 0"#),
+            "{t}"
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! What the handlers do differently for custom resources (resources of a
+//! CustomResourceDefinition, `ResourceInfo.custom`): the deprecation
+//! `Warning`, the versions kube converts between, and the patch types a
+//! custom resource accepts.
+
+use bytes::Bytes;
+use futures::stream::{BoxStream, StreamExt as _};
+use http::HeaderMap;
+use keelson_apimachinery::{ApiError, ApiResult};
+use keelson_codec::{negotiate_output, Encoding, Format};
+use keelson_registry::ResourceInfo;
+use serde_json::Value;
+
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// kube's custom-resource serializers: JSON, YAML (and CBOR, served by
+/// Keelson for every resource); no Protobuf.
+const NOT_ACCEPTABLE: &str =
+    "only the following media types are accepted: application/json, application/yaml, application/cbor";
+const UNSUPPORTED_MEDIA_TYPE: &str = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/cbor";
+
+/// The response format for a custom resource: the Accept header negotiated
+/// without Protobuf, which custom resources do not have (406 when nothing
+/// else is acceptable).
+pub(crate) fn output_format(
+    info: &ResourceInfo,
+    headers: &HeaderMap,
+    out: Format,
+) -> ApiResult<Format> {
+    if info.custom.is_none() || out.encoding != Encoding::Protobuf {
+        return Ok(out);
+    }
+    let accept = headers
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let rest: Vec<&str> = accept
+        .split(',')
+        .filter(|r| r.split(';').next().map(str::trim) != Some(PROTOBUF))
+        .collect();
+    if rest.iter().all(|r| r.trim().is_empty()) {
+        return Err(ApiError::not_acceptable(NOT_ACCEPTABLE));
+    }
+    negotiate_output(Some(&rest.join(","))).map_err(|_| ApiError::not_acceptable(NOT_ACCEPTABLE))
+}
+
+/// A Protobuf body for a custom object is kube's `415`.
+pub(crate) fn check_body_type(info: &ResourceInfo, headers: &HeaderMap) -> ApiResult<()> {
+    let ct = headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if info.custom.is_some() && ct.split(';').next().map(str::trim) == Some(PROTOBUF) {
+        return Err(ApiError::unsupported_media_type(UNSUPPORTED_MEDIA_TYPE));
+    }
+    Ok(())
+}
+
+/// kube's `415` for a strategic merge patch of a custom resource (CBOR
+/// served: `apply-patch+cbor` is listed).
+pub(crate) fn strategic_merge_unsupported() -> ApiError {
+    ApiError::unsupported_media_type(
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor",
+    )
+}
+
+/// The `Warning` every request to a deprecated version gets.
+pub(crate) fn deprecation_warning(info: &ResourceInfo) -> Option<String> {
+    info.custom.as_ref()?.deprecation_warning.clone()
+}
+
+/// A version served through a conversion webhook, other than the storage
+/// version, cannot be served: Keelson does not call conversion webhooks.
+pub(crate) fn check_conversion(info: &ResourceInfo) -> ApiResult<()> {
+    let Some(c) = info.custom.as_ref() else {
+        return Ok(());
+    };
+    if c.conversion_webhook && c.storage_version != info.version {
+        return Err(ApiError::internal(format!(
+            "conversion webhook for {}/{}, Kind={} failed: conversion webhooks are not implemented by Keelson",
+            info.group, c.storage_version, info.kind
+        )));
+    }
+    Ok(())
+}
+
+/// kube's `405` for a create while the CRD is being deleted.
+pub(crate) fn check_create(info: &ResourceInfo) -> ApiResult<()> {
+    if info.custom.as_ref().is_some_and(|c| c.terminating) {
+        let mut e = ApiError::method_not_supported(&info.gr(), "create");
+        e.message = "create not allowed while custom resource definition is terminating".into();
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// A custom object read or written through `info`'s version shows that
+/// version (`conversion: None` rewrites `apiVersion` only), with the
+/// version's defaults filled in (kube defaults on read too, for objects
+/// stored before a default was added).
+pub(crate) fn as_served_version(info: &ResourceInfo, object: &mut Value) {
+    if info.custom.is_none() {
+        return;
+    }
+    let own = object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str());
+    if !own {
+        return;
+    }
+    if let Some(m) = object.as_object_mut() {
+        m.insert("apiVersion".into(), Value::from(info.api_version()));
+    }
+    if let Some(schema) = schemas().get(info) {
+        schema.default(object);
+    }
+}
+
+/// List items of a custom resource as kube's unstructured lists have them
+/// (`apiVersion` and `kind` first) and as [`as_served_version`] shows
+/// them. Items are JSON objects (the list's item format); other formats
+/// pass unchanged.
+pub(crate) fn list_items(
+    info: &ResourceInfo,
+    item_format: Format,
+    items: BoxStream<'static, ApiResult<Bytes>>,
+) -> BoxStream<'static, ApiResult<Bytes>> {
+    if info.custom.is_none() || item_format != Format::JSON {
+        return items;
+    }
+    let info = info.clone();
+    items
+        .map(move |item| {
+            let bytes = item?;
+            let Ok(Value::Object(rest)) = serde_json::from_slice::<Value>(&bytes) else {
+                return Ok(bytes);
+            };
+            let mut m = serde_json::Map::with_capacity(rest.len() + 2);
+            m.insert("apiVersion".into(), Value::from(info.api_version()));
+            m.insert("kind".into(), Value::from(info.kind.clone()));
+            m.extend(rest);
+            let mut v = Value::Object(m);
+            as_served_version(&info, &mut v);
+            Ok(serde_json::to_vec(&v).map(Bytes::from).unwrap_or(bytes))
+        })
+        .boxed()
+}
+
+/// Whether `info` is a custom resource served at a version other than its
+/// storage version.
+pub(crate) fn other_version(info: &ResourceInfo) -> bool {
+    info.custom
+        .as_ref()
+        .is_some_and(|c| c.storage_version != info.version)
+}
+
+/// A JSON watch event (`{"type":..,"object":{..}}` and a newline) with its
+/// object shown as [`as_served_version`] shows it.
+pub(crate) fn json_event(info: &ResourceInfo, frame: Bytes) -> Bytes {
+    let Ok(mut event) = serde_json::from_slice::<Value>(&frame) else {
+        return frame;
+    };
+    if let Some(object) = event.get_mut("object") {
+        as_served_version(info, object);
+    }
+    match serde_json::to_vec(&event) {
+        Ok(mut out) => {
+            out.push(b'\n');
+            Bytes::from(out)
+        }
+        Err(_) => frame,
+    }
+}
+
+/// Compiled schemas for read defaulting, shared by the process's handlers.
+fn schemas() -> &'static keelson_apiextensions::SchemaCache {
+    static CACHE: std::sync::OnceLock<keelson_apiextensions::SchemaCache> =
+        std::sync::OnceLock::new();
+    CACHE.get_or_init(keelson_apiextensions::SchemaCache::new)
+}

@@ -1,0 +1,623 @@
+//! Authentication and RBAC with the installed kubectl, as three users: the
+//! admin by client certificate (the written kubeconfig), token-file users
+//! (`--token-auth-file`) and a ServiceAccount token from `kubectl create
+//! token`; the review APIs, impersonation, escalation prevention,
+//! ClusterRole aggregation and the objects a cluster has from its first
+//! second. Both modes.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use support::{block_on, Cluster, Mode};
+
+/// The token file every server of this suite reads (through
+/// `KEELSON_TOKEN_AUTH_FILE`, which the embedded server and the gateway
+/// both take).
+fn token_file() -> &'static PathBuf {
+    static FILE: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &FILE
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join("tokens.csv");
+            std::fs::write(
+                &path,
+                "alice-token,alice,1001\nbob-token,bob,1002,\"devs,ops\"\n",
+            )
+            .expect("token file");
+            std::env::set_var("KEELSON_TOKEN_AUTH_FILE", &path);
+            (dir, path)
+        })
+        .1
+}
+
+fn start(mode: Mode, args: &[&str]) -> Cluster {
+    token_file();
+    match mode {
+        Mode::Embedded => Cluster::start_with(mode, args),
+        Mode::Distributed => Cluster::start(mode),
+    }
+}
+
+/// A kubeconfig for `token` against `c`, written in the cluster's home.
+fn kubeconfig_for(c: &Cluster, user: &str, token: &str) -> PathBuf {
+    let path = c.home.path().join(format!("{user}.kubeconfig"));
+    let ca = c.data_dir.join("pki/ca.crt");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: k\n  cluster:\n    server: {}\n    certificate-authority: {}\ncontexts:\n- name: k\n  context: {{cluster: k, user: u, namespace: default}}\ncurrent-context: k\nusers:\n- name: u\n  user:\n    token: {token}\n",
+            c.url,
+            ca.display()
+        ),
+    )
+    .expect("kubeconfig");
+    path
+}
+
+/// kubectl as the user of `kubeconfig`.
+fn as_user(c: &Cluster, kubeconfig: &Path, args: &[&str]) -> Output {
+    let cfg = format!("--kubeconfig={}", kubeconfig.display());
+    let mut all = vec![cfg.as_str()];
+    all.extend_from_slice(args);
+    c.kubectl(&all)
+}
+
+fn text(o: &Output) -> (bool, String, String) {
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).trim().to_string(),
+    )
+}
+
+fn ok(c: &Cluster, kc: &Path, args: &[&str]) -> String {
+    let (success, out, err) = text(&as_user(c, kc, args));
+    assert!(success, "kubectl {args:?} failed: {err}");
+    out
+}
+
+fn denied(c: &Cluster, kc: &Path, args: &[&str]) -> String {
+    let (success, out, err) = text(&as_user(c, kc, args));
+    assert!(!success, "kubectl {args:?} unexpectedly succeeded: {out}");
+    err
+}
+
+/// Retry `f` until it holds, for at most `within`.
+fn eventually(within: Duration, what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !f() {
+        assert!(Instant::now() < deadline, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn scenario(mode: Mode) {
+    let c = start(mode, &[]);
+
+    // The admin, by the kubeconfig's client certificate (kubeadm's admin).
+    let who = c.ok(&["auth", "whoami"]);
+    assert!(who.contains("kubernetes-admin"), "{who}");
+    assert!(
+        who.contains("[system:masters system:authenticated]"),
+        "{who}"
+    );
+    // The admin token is a second admin user.
+    let who = c.ok(&["--context", "keelson-token", "auth", "whoami"]);
+    assert!(who.contains("keelson-admin"), "{who}");
+
+    // What a cluster has from its first second.
+    eventually(Duration::from_secs(5), "kubernetes service", || {
+        c.kubectl(&["get", "svc", "kubernetes"]).status.success()
+    });
+    let eps = c.ok(&[
+        "get",
+        "endpoints",
+        "kubernetes",
+        "-o",
+        "jsonpath={.subsets[0].ports[0].port}",
+    ]);
+    assert_eq!(eps, c.url.rsplit(':').next().unwrap_or(""));
+    c.ok(&["get", "endpointslice", "kubernetes"]);
+    c.ok(&["create", "namespace", "team"]);
+    let created = Instant::now();
+    eventually(Duration::from_secs(1), "default ServiceAccount", || {
+        c.kubectl(&["-n", "team", "get", "sa", "default"])
+            .status
+            .success()
+    });
+    eventually(Duration::from_secs(1), "kube-root-ca.crt", || {
+        c.kubectl(&["-n", "team", "get", "cm", "kube-root-ca.crt"])
+            .status
+            .success()
+    });
+    assert!(created.elapsed() < Duration::from_secs(2));
+    let ca = c.ok(&[
+        "-n",
+        "team",
+        "get",
+        "cm",
+        "kube-root-ca.crt",
+        "-o",
+        "jsonpath={.data.ca\\.crt}",
+    ]);
+    assert_eq!(ca.trim(), String::from_utf8_lossy(&c.ca_pem).trim());
+
+    // A token-file user.
+    let alice = kubeconfig_for(&c, "alice", "alice-token");
+    let who = ok(&c, &alice, &["auth", "whoami"]);
+    assert!(who.contains("alice") && who.contains("1001"), "{who}");
+    assert!(who.contains("[system:authenticated]"), "{who}");
+
+    // A Role and RoleBinding grant get,list pods in one namespace.
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "role",
+        "pod-reader",
+        "--verb=get,list",
+        "--resource=pods",
+    ]);
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "rolebinding",
+        "alice-pods",
+        "--role=pod-reader",
+        "--user=alice",
+    ]);
+    eventually(Duration::from_secs(5), "the binding", || {
+        as_user(&c, &alice, &["-n", "team", "get", "pods"])
+            .status
+            .success()
+    });
+    let err = denied(&c, &alice, &["-n", "default", "get", "pods"]);
+    assert_eq!(
+        err,
+        r#"Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default""#
+    );
+    let err = denied(&c, &alice, &["get", "namespaces"]);
+    assert_eq!(
+        err,
+        r#"Error from server (Forbidden): namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope"#
+    );
+    let err = denied(&c, &alice, &["-n", "team", "delete", "pod", "p"]);
+    assert_eq!(
+        err,
+        r#"Error from server (Forbidden): pods "p" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "team""#
+    );
+
+    // auth can-i (SelfSubjectAccessReview, sent as Protobuf) and --list.
+    assert_eq!(
+        ok(&c, &alice, &["-n", "team", "auth", "can-i", "list", "pods"]).trim(),
+        "yes"
+    );
+    let (success, out, _) = text(&as_user(
+        &c,
+        &alice,
+        &["-n", "default", "auth", "can-i", "list", "pods"],
+    ));
+    assert!(!success);
+    assert_eq!(out.trim(), "no");
+    let list = ok(&c, &alice, &["-n", "team", "auth", "can-i", "--list"]);
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("pods ") && l.contains("[get list]")),
+        "{list}"
+    );
+    assert!(
+        list.contains("selfsubjectaccessreviews.authorization.k8s.io"),
+        "{list}"
+    );
+    assert_eq!(
+        c.ok(&["auth", "can-i", "list", "pods", "-n", "team", "--as", "alice"])
+            .trim(),
+        "yes"
+    );
+
+    // Impersonation needs the impersonate verb.
+    let err = denied(&c, &alice, &["-n", "team", "get", "pods", "--as", "bob"]);
+    assert_eq!(
+        err,
+        r#"Error from server (Forbidden): users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope"#
+    );
+    c.ok(&[
+        "create",
+        "clusterrole",
+        "impersonate-bob",
+        "--verb=impersonate",
+        "--resource=users",
+        "--resource-name=bob",
+    ]);
+    c.ok(&[
+        "create",
+        "clusterrolebinding",
+        "alice-impersonates",
+        "--clusterrole=impersonate-bob",
+        "--user=alice",
+    ]);
+    eventually(Duration::from_secs(5), "impersonation", || {
+        as_user(&c, &alice, &["auth", "whoami", "--as", "bob"])
+            .status
+            .success()
+    });
+    let who = ok(&c, &alice, &["auth", "whoami", "--as", "bob"]);
+    assert!(who.contains("bob") && !who.contains("alice"), "{who}");
+    let err = denied(
+        &c,
+        &alice,
+        &["get", "pods", "--as", "bob", "--as-group", "system:masters"],
+    );
+    assert!(
+        err.contains(r#"groups "system:masters" is forbidden"#),
+        "{err}"
+    );
+
+    // Escalation: bob may create Roles and RoleBindings in team, but not
+    // grant what he does not hold.
+    let bob = kubeconfig_for(&c, "bob", "bob-token");
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "role",
+        "role-maker",
+        "--verb=create",
+        "--resource=roles,rolebindings",
+    ]);
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "rolebinding",
+        "devs-make",
+        "--role=role-maker",
+        "--group=devs",
+    ]);
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "rolebinding",
+        "devs-read",
+        "--role=pod-reader",
+        "--group=devs",
+    ]);
+    eventually(Duration::from_secs(5), "bob's bindings", || {
+        as_user(
+            &c,
+            &bob,
+            &["-n", "team", "auth", "can-i", "create", "roles"],
+        )
+        .status
+        .success()
+    });
+    let err = denied(
+        &c,
+        &bob,
+        &[
+            "-n",
+            "team",
+            "create",
+            "role",
+            "big",
+            "--verb=get,delete",
+            "--resource=pods,secrets",
+        ],
+    );
+    assert_eq!(
+        err,
+        "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"big\" is forbidden: user \"bob\" (groups=[\"devs\" \"ops\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}\n{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\" \"delete\"]}"
+    );
+    ok(
+        &c,
+        &bob,
+        &[
+            "-n",
+            "team",
+            "create",
+            "role",
+            "small",
+            "--verb=get",
+            "--resource=pods",
+        ],
+    );
+    let err = denied(
+        &c,
+        &bob,
+        &[
+            "-n",
+            "team",
+            "create",
+            "rolebinding",
+            "root",
+            "--clusterrole=cluster-admin",
+            "--user=bob",
+        ],
+    );
+    assert!(
+        err.contains("rolebindings.rbac.authorization.k8s.io \"root\" is forbidden: user \"bob\""),
+        "{err}"
+    );
+    ok(
+        &c,
+        &bob,
+        &[
+            "-n",
+            "team",
+            "create",
+            "rolebinding",
+            "fine",
+            "--role=small",
+            "--user=carol",
+        ],
+    );
+    // A dry run is authorized and checked as the real request.
+    let err = denied(
+        &c,
+        &bob,
+        &[
+            "-n",
+            "team",
+            "create",
+            "role",
+            "big",
+            "--verb=delete",
+            "--resource=pods",
+            "--dry-run=server",
+        ],
+    );
+    assert!(
+        err.contains("is attempting to grant RBAC permissions not currently held"),
+        "{err}"
+    );
+    let err = denied(
+        &c,
+        &bob,
+        &[
+            "-n",
+            "default",
+            "create",
+            "configmap",
+            "x",
+            "--dry-run=server",
+        ],
+    );
+    assert!(
+        err.contains(r#"User "bob" cannot create resource "configmaps""#),
+        "{err}"
+    );
+
+    // A ServiceAccount token from `kubectl create token`.
+    c.ok(&["-n", "team", "create", "serviceaccount", "bot"]);
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "rolebinding",
+        "bot-pods",
+        "--role=pod-reader",
+        "--serviceaccount=team:bot",
+    ]);
+    let token = c.ok(&["-n", "team", "create", "token", "bot"]);
+    let bot = kubeconfig_for(&c, "bot", token.trim());
+    let who = ok(&c, &bot, &["auth", "whoami"]);
+    assert!(who.contains("system:serviceaccount:team:bot"), "{who}");
+    assert!(
+        who.contains("[system:serviceaccounts system:serviceaccounts:team system:authenticated]"),
+        "{who}"
+    );
+    eventually(Duration::from_secs(5), "the bot's binding", || {
+        as_user(&c, &bot, &["-n", "team", "get", "pods"])
+            .status
+            .success()
+    });
+    denied(&c, &bot, &["-n", "default", "get", "pods"]);
+    // Deleting the ServiceAccount invalidates its tokens.
+    c.ok(&["-n", "team", "delete", "serviceaccount", "bot"]);
+    let err = denied(&c, &bot, &["-n", "team", "get", "pods"]);
+    assert!(
+        err.contains("You must be logged in to the server (Unauthorized)"),
+        "{err}"
+    );
+    let err = c.fails(
+        &["-n", "team", "create", "token", "default", "--duration=1m"],
+        None,
+    );
+    assert!(
+        err.contains("may not specify a duration less than 10 minutes"),
+        "{err}"
+    );
+
+    // An expired token (signed by the cluster's key an hour ago) is 401.
+    let uid = c.ok(&[
+        "-n",
+        "team",
+        "get",
+        "sa",
+        "default",
+        "-o",
+        "jsonpath={.metadata.uid}",
+    ]);
+    let key = std::fs::read_to_string(c.data_dir.join("pki/sa.key")).expect("sa.key");
+    let authority = keelson_auth::serviceaccount::TokenAuthority::from_pem(
+        &key,
+        &[],
+        keelson_auth::serviceaccount::DEFAULT_ISSUER,
+        &[],
+    )
+    .expect("key");
+    let now = chrono::Utc::now().timestamp();
+    let (expired, _) = authority
+        .issue("team", "default", uid.trim(), &[], now - 7200, 3600)
+        .expect("token");
+    let (fresh, _) = authority
+        .issue("team", "default", uid.trim(), &[], now, 3600)
+        .expect("token");
+    let old = kubeconfig_for(&c, "expired", &expired);
+    let err = denied(&c, &old, &["auth", "whoami"]);
+    assert!(err.contains("Unauthorized"), "{err}");
+    let good = kubeconfig_for(&c, "fresh", &fresh);
+    assert!(ok(&c, &good, &["auth", "whoami"]).contains("system:serviceaccount:team:default"));
+
+    // ClusterRole aggregation picks up a new labelled role.
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: monitoring}\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels: {example.com/aggregate-to-monitoring: \"true\"}\nrules: []\n",
+    );
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: monitoring-endpoints\n  labels: {example.com/aggregate-to-monitoring: \"true\", rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nrules:\n- apiGroups: [\"\"]\n  resources: [\"endpoints\", \"widgets\"]\n  verbs: [\"get\"]\n",
+    );
+    eventually(Duration::from_secs(5), "aggregation", || {
+        let rules = c.ok(&[
+            "get",
+            "clusterrole",
+            "monitoring",
+            "-o",
+            "jsonpath={.rules}",
+        ]);
+        rules.contains("widgets")
+    });
+    eventually(Duration::from_secs(5), "aggregation into view", || {
+        c.ok(&["get", "clusterrole", "view", "-o", "jsonpath={.rules}"])
+            .contains("widgets")
+    });
+
+    // A user made the kubeadm way: key and CSR with openssl, a
+    // CertificateSigningRequest, `kubectl certificate approve`, the issued
+    // certificate in a kubeconfig.
+    let dir = c.home.path();
+    let key = dir.join("jane.key");
+    let csr = dir.join("jane.csr");
+    let status = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-new",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&csr)
+        .args(["-subj", "/CN=jane/O=qa"])
+        .output()
+        .expect("openssl");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let request = b64.encode(std::fs::read(&csr).expect("csr"));
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        &format!("apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {{name: jane}}\nspec:\n  request: {request}\n  signerName: kubernetes.io/kube-apiserver-client\n  expirationSeconds: 86400\n  usages: [client auth]\n"),
+    );
+    // Only a user who may `approve` for the signer approves.
+    let err = denied(&c, &alice, &["certificate", "approve", "jane"]);
+    assert!(err.contains("Forbidden"), "{err}");
+    let out = c.ok(&["certificate", "approve", "jane"]);
+    assert!(out.contains("approved"), "{out}");
+    let mut cert = String::new();
+    eventually(Duration::from_secs(5), "the issued certificate", || {
+        cert = c.ok(&["get", "csr", "jane", "-o", "jsonpath={.status.certificate}"]);
+        !cert.trim().is_empty()
+    });
+    let cert_path = dir.join("jane.crt");
+    std::fs::write(&cert_path, b64.decode(cert.trim()).expect("base64")).expect("crt");
+    let jane = dir.join("jane.kubeconfig");
+    std::fs::write(
+        &jane,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: k\n  cluster:\n    server: {}\n    certificate-authority: {}\ncontexts:\n- name: k\n  context: {{cluster: k, user: u}}\ncurrent-context: k\nusers:\n- name: u\n  user:\n    client-certificate: {}\n    client-key: {}\n",
+            c.url,
+            c.data_dir.join("pki/ca.crt").display(),
+            cert_path.display(),
+            key.display()
+        ),
+    )
+    .expect("kubeconfig");
+    let who = ok(&c, &jane, &["auth", "whoami"]);
+    assert!(
+        who.contains("jane") && who.contains("[qa system:authenticated]"),
+        "{who}"
+    );
+    let err = denied(&c, &jane, &["get", "pods"]);
+    assert!(
+        err.contains(r#"User "jane" cannot list resource "pods""#),
+        "{err}"
+    );
+
+    // Anonymous: the public endpoints only.
+    block_on(async {
+        let anon = c.anonymous_client();
+        let r = anon
+            .get(format!("{}/version", c.url))
+            .send()
+            .await
+            .expect("version");
+        assert_eq!(r.status().as_u16(), 200);
+        let r = anon
+            .get(format!("{}/api", c.url))
+            .send()
+            .await
+            .expect("api");
+        assert_eq!(r.status().as_u16(), 403);
+        let v: serde_json::Value = r.json().await.expect("status");
+        assert_eq!(
+            v["message"],
+            r#"forbidden: User "system:anonymous" cannot get path "/api""#
+        );
+        let r = anon
+            .get(format!("{}/api", c.url))
+            .bearer_auth("wrong")
+            .send()
+            .await
+            .expect("api");
+        assert_eq!(r.status().as_u16(), 401);
+    });
+    // Issuer discovery, for ServiceAccounts (and the admin).
+    let jwks = c.ok(&["get", "--raw", "/openid/v1/jwks"]);
+    assert!(jwks.contains("\"kty\":\"EC\""), "{jwks}");
+    let oidc = c.ok(&["get", "--raw", "/.well-known/openid-configuration"]);
+    assert!(
+        oidc.contains(keelson_auth::serviceaccount::DEFAULT_ISSUER),
+        "{oidc}"
+    );
+}
+
+#[test]
+fn auth_embedded() {
+    scenario(Mode::Embedded);
+}
+
+#[test]
+fn auth_distributed() {
+    scenario(Mode::Distributed);
+}
+
+#[test]
+fn always_allow() {
+    let c = start(Mode::Embedded, &["--authorization-mode", "AlwaysAllow"]);
+    let alice = kubeconfig_for(&c, "alice", "alice-token");
+    ok(&c, &alice, &["-n", "default", "get", "pods"]);
+    assert_eq!(
+        ok(&c, &alice, &["auth", "can-i", "delete", "nodes"]).trim(),
+        "yes"
+    );
+    // Authentication still applies.
+    let stranger = kubeconfig_for(&c, "stranger", "nope");
+    let err = denied(&c, &stranger, &["get", "pods"]);
+    assert!(err.contains("Unauthorized"), "{err}");
+}

@@ -1,0 +1,197 @@
+//! The fleet in real containers: `docker-compose.yml` with the image `make
+//! image` builds (`keelson:dev`), the watch tier scaled to three replicas
+//! that the gateway finds through DNS, driven by the real kubectl.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const IMAGE: &str = "keelson:dev";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A compose project of its own (name, data directory, port), taken down
+/// with its volumes when dropped.
+struct Project {
+    name: String,
+    data: tempfile::TempDir,
+    port: u16,
+}
+
+impl Project {
+    fn new() -> Project {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        Project {
+            name: format!("keelson-e2e-{}", std::process::id()),
+            data: tempfile::tempdir().expect("tempdir"),
+            port,
+        }
+    }
+
+    fn compose(&self, args: &[&str]) -> Output {
+        let uid = String::from_utf8(Command::new("id").arg("-u").output().expect("id").stdout)
+            .unwrap_or_default();
+        let gid = String::from_utf8(Command::new("id").arg("-g").output().expect("id").stdout)
+            .unwrap_or_default();
+        Command::new("docker-compose")
+            .arg("-f")
+            .arg(repo().join("docker-compose.yml"))
+            .args(["-p", &self.name])
+            .args(args)
+            .env("KEELSON_DATA", self.data.path())
+            .env("KEELSON_PORT", self.port.to_string())
+            .env("KEELSON_UID", uid.trim())
+            .env("KEELSON_GID", gid.trim())
+            .env("KEELSON_IMAGE", IMAGE)
+            .output()
+            .expect("docker-compose runs")
+    }
+
+    fn compose_ok(&self, args: &[&str]) -> String {
+        let out = self.compose(args);
+        assert!(
+            out.status.success(),
+            "docker-compose {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The gateway's kubeconfig, pointed at the published port.
+    fn kubeconfig(&self) -> PathBuf {
+        let written = self.data.path().join("kubeconfig");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !written.exists() {
+            assert!(Instant::now() < deadline, "no kubeconfig written");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let text = std::fs::read_to_string(&written).expect("kubeconfig");
+        let ours = self.data.path().join("kubeconfig.host");
+        std::fs::write(
+            &ours,
+            text.replace(
+                "https://127.0.0.1:6443",
+                &format!("https://127.0.0.1:{}", self.port),
+            ),
+        )
+        .expect("write");
+        ours
+    }
+
+    fn kubectl(&self, kc: &Path, args: &[&str]) -> Output {
+        Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(kc)
+            .args(args)
+            .output()
+            .expect("kubectl runs")
+    }
+
+    fn kubectl_ok(&self, kc: &Path, args: &[&str]) -> String {
+        let out = self.kubectl(kc, args);
+        assert!(
+            out.status.success(),
+            "kubectl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = self.compose(&["down", "-v", "--remove-orphans", "-t", "2"]);
+    }
+}
+
+#[test]
+fn compose_fleet_with_three_watch_replicas() {
+    let have_image = Command::new("docker")
+        .args(["image", "inspect", IMAGE])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        have_image,
+        "the image {IMAGE} is missing: run `make image` first"
+    );
+    let p = Project::new();
+    p.compose_ok(&["up", "-d", "--scale", "watch=3"]);
+    let kc = p.kubeconfig();
+
+    // The gateway answers once every service it needs is healthy.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !p.kubectl(&kc, &["get", "ns", "default"]).status.success() {
+        assert!(
+            Instant::now() < deadline,
+            "the gateway never answered: {}",
+            p.compose_ok(&["logs", "--tail", "30"])
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let ps = p.compose_ok(&["ps"]);
+    let watch_lines = ps
+        .lines()
+        .filter(|l| l.contains("_watch_") || l.contains("-watch-"))
+        .count();
+    assert_eq!(watch_lines, 3, "{ps}");
+
+    p.kubectl_ok(&kc, &["create", "configmap", "c1", "--from-literal=k=v"]);
+    assert_eq!(
+        p.kubectl_ok(&kc, &["get", "cm", "c1", "-o", "jsonpath={.data.k}"]),
+        "v"
+    );
+    p.kubectl_ok(&kc, &["create", "deployment", "web", "--image=nginx"]);
+    let got = p.kubectl_ok(
+        &kc,
+        &[
+            "get",
+            "deploy",
+            "web",
+            "-o",
+            "jsonpath={.spec.template.spec.containers[0].image}",
+        ],
+    );
+    assert_eq!(got, "nginx");
+
+    // Lists and watches go to the watch replicas; with one of them stopped
+    // the others serve (the gateway drops it from DNS or fails over).
+    let replicas = p.compose_ok(&["ps", "-q", "watch"]);
+    let first = replicas
+        .lines()
+        .next()
+        .expect("a replica")
+        .trim()
+        .to_string();
+    let out = Command::new("docker")
+        .args(["stop", "-t", "2", &first])
+        .output()
+        .expect("docker stop");
+    assert!(out.status.success());
+    for i in 0..6 {
+        let names = p.kubectl_ok(&kc, &["get", "cm", "-o", "name"]);
+        assert!(names.contains("configmap/c1"), "round {i}: {names}");
+    }
+    let watched = p.kubectl(
+        &kc,
+        &["get", "cm", "--watch", "--request-timeout=2s", "-o", "name"],
+    );
+    assert!(
+        String::from_utf8_lossy(&watched.stdout).contains("configmap/c1"),
+        "{}",
+        String::from_utf8_lossy(&watched.stderr)
+    );
+
+    // Every container runs as a non-root user.
+    let gw = p.compose_ok(&["ps", "-q", "store"]);
+    let user = Command::new("docker")
+        .args(["inspect", "-f", "{{.Config.User}}", gw.trim()])
+        .output()
+        .expect("docker inspect");
+    assert_eq!(String::from_utf8_lossy(&user.stdout).trim(), "65532:65532");
+}
