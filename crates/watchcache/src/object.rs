@@ -32,6 +32,9 @@ use serde_json::{Map, Value};
 struct Encoded {
     frame: Bytes,
     object: Bytes,
+    /// A Protobuf object's bare message (its list item), a slice of
+    /// `object` found once; empty in other formats.
+    item: Bytes,
 }
 
 /// The memo of every format but JSON, allocated on first use.
@@ -191,9 +194,17 @@ impl CachedObject {
             .get_or_init(|| {
                 let object = keelson_codec::encode(format, &self.value()?)?;
                 let ev = CacheEvent::new(self.line_type, 0, format, &object)?;
+                let item = if format.encoding == keelson_codec::Encoding::Protobuf {
+                    keelson_codec::protobuf::raw_of(&ev.object).ok_or_else(|| {
+                        ApiError::internal("watch cache: a Protobuf object has no envelope")
+                    })?
+                } else {
+                    Bytes::new()
+                };
                 Ok(Encoded {
                     frame: ev.frame,
                     object: ev.object,
+                    item,
                 })
             })
             .as_ref()
@@ -228,6 +239,7 @@ impl CachedObject {
         let enc = Encoded {
             frame: ev.frame,
             object: ev.object,
+            item: Bytes::new(),
         };
         *entry = Some((Instant::now(), enc.clone()));
         Ok(enc)
@@ -286,15 +298,13 @@ impl CachedObject {
     /// `apiVersion`; in other formats the memoized object.
     pub fn item(&self, format: Format) -> ApiResult<Bytes> {
         if format != Format::JSON {
-            let object = &self.encoded(format)?.object;
+            let enc = self.encoded(format)?;
             // A Protobuf list carries its items' bare messages: a slice of
-            // the memoized object.
+            // the memoized object, found when it was encoded.
             if format.encoding == keelson_codec::Encoding::Protobuf {
-                return keelson_codec::protobuf::raw_of(object).ok_or_else(|| {
-                    ApiError::internal("watch cache: a Protobuf object has no envelope")
-                });
+                return Ok(enc.item.clone());
             }
-            return Ok(object.clone());
+            return Ok(enc.object.clone());
         }
         let body = &self.line[self.body_at as usize..self.line.len().saturating_sub(2)];
         let mut b = BytesMut::with_capacity(body.len() + 1);
