@@ -30,3 +30,25 @@ chmod 1777 "$ROOT/tmp"
 
 docker build -q -t "$IMAGE" -f docker/Dockerfile "$ROOT" >/dev/null
 echo "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.1f MiB", $1/1048576}'))"
+
+# The etcd image of the Compose etcd variant (docker-compose.etcd.yml):
+# Debian's etcd (apt-get install etcd-server), FROM scratch the same way.
+ETCD_IMAGE=${ETCD_IMAGE:-keelson-etcd:dev}
+if command -v etcd >/dev/null 2>&1; then
+    EROOT=$(mktemp -d)
+    mkdir -p "$EROOT/usr/local/bin" "$EROOT/etc" "$EROOT/tmp" "$EROOT/var/lib/keelson/etcd"
+    chmod 0700 "$EROOT/var/lib/keelson/etcd"
+    install -m 0755 "$(command -v etcd)" "$EROOT/usr/local/bin/etcd"
+    for lib in $(ldd "$(command -v etcd)" | awk '/=> \// {print $3} /^[ \t]*\/[^ ]*ld-linux/ {print $1}' | sort -u); do
+        mkdir -p "$EROOT$(dirname "$lib")"
+        cp -L "$lib" "$EROOT$lib"
+    done
+    cp "$ROOT/etc/passwd" "$ROOT/etc/group" "$EROOT/etc/"
+    chmod 1777 "$EROOT/tmp"
+    printf 'FROM scratch\nCOPY . /\nCOPY --chown=65532:65532 var/lib/keelson /var/lib/keelson\nUSER 65532:65532\nENTRYPOINT ["/usr/local/bin/etcd"]\n' >"$EROOT/Dockerfile"
+    docker build -q -t "$ETCD_IMAGE" "$EROOT" >/dev/null
+    rm -rf "$EROOT"
+    echo "built $ETCD_IMAGE ($(etcd --version | head -1))"
+else
+    echo "etcd not installed: $ETCD_IMAGE (the Compose etcd variant) not built"
+fi

@@ -18,18 +18,26 @@ struct Project {
     name: String,
     data: tempfile::TempDir,
     port: u16,
+    /// Override files after `docker-compose.yml`.
+    overrides: Vec<&'static str>,
 }
 
 impl Project {
-    fn new() -> Project {
+    fn new(overrides: &[&'static str]) -> Project {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("a free port");
         Project {
-            name: format!("keelson-e2e-{}", std::process::id()),
+            name: {
+                static NEXT: std::sync::atomic::AtomicUsize =
+                    std::sync::atomic::AtomicUsize::new(0);
+                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                format!("keelson-e2e-{}-{n}", std::process::id())
+            },
             data: tempfile::tempdir().expect("tempdir"),
             port,
+            overrides: overrides.to_vec(),
         }
     }
 
@@ -38,10 +46,12 @@ impl Project {
             .unwrap_or_default();
         let gid = String::from_utf8(Command::new("id").arg("-g").output().expect("id").stdout)
             .unwrap_or_default();
-        Command::new("docker-compose")
-            .arg("-f")
-            .arg(repo().join("docker-compose.yml"))
-            .args(["-p", &self.name])
+        let mut cmd = Command::new("docker-compose");
+        cmd.arg("-f").arg(repo().join("docker-compose.yml"));
+        for o in &self.overrides {
+            cmd.arg("-f").arg(repo().join(o));
+        }
+        cmd.args(["-p", &self.name])
             .args(args)
             .env("KEELSON_DATA", self.data.path())
             .env("KEELSON_PORT", self.port.to_string())
@@ -104,6 +114,58 @@ impl Project {
     }
 }
 
+fn require_image(image: &str) {
+    let have = Command::new("docker")
+        .args(["image", "inspect", image])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(have, "the image {image} is missing: run `make image` first");
+}
+
+impl Project {
+    /// Wait until the gateway answers (once every service it needs is
+    /// healthy).
+    fn wait_serving(&self, kc: &Path) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !self.kubectl(kc, &["get", "ns", "default"]).status.success() {
+            assert!(
+                Instant::now() < deadline,
+                "the gateway never answered: {}",
+                self.compose_ok(&["logs", "--tail", "30"])
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// `kubectl` until it succeeds (at most 20 s): a replica that was just
+    /// stopped may still take a call or two.
+    fn kubectl_eventually(&self, kc: &Path, args: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = self.kubectl(kc, args);
+            if out.status.success() {
+                return String::from_utf8_lossy(&out.stdout).into_owned();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "kubectl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    fn stop(&self, service: &str) {
+        let ids = self.compose_ok(&["ps", "-q", service]);
+        let first = ids.lines().next().expect("a container").trim().to_string();
+        let out = Command::new("docker")
+            .args(["stop", "-t", "2", &first])
+            .output()
+            .expect("docker stop");
+        assert!(out.status.success());
+    }
+}
+
 impl Drop for Project {
     fn drop(&mut self) {
         let _ = self.compose(&["down", "-v", "--remove-orphans", "-t", "2"]);
@@ -120,7 +182,7 @@ fn compose_fleet_with_three_watch_replicas() {
         have_image,
         "the image {IMAGE} is missing: run `make image` first"
     );
-    let p = Project::new();
+    let p = Project::new(&[]);
     p.compose_ok(&["up", "-d", "--scale", "watch=3"]);
     let kc = p.kubeconfig();
 
@@ -194,4 +256,33 @@ fn compose_fleet_with_three_watch_replicas() {
         .output()
         .expect("docker inspect");
     assert_eq!(String::from_utf8_lossy(&user.stdout).trim(), "65532:65532");
+}
+
+/// The etcd variant: three etcd members, two store replicas holding no
+/// state; the fleet keeps serving with one store replica and one etcd
+/// member stopped.
+#[test]
+fn compose_etcd_variant_survives_a_store_replica_and_an_etcd_member() {
+    require_image(IMAGE);
+    require_image("keelson-etcd:dev");
+    let p = Project::new(&["docker-compose.etcd.yml"]);
+    p.compose_ok(&["up", "-d", "--scale", "store=2", "--scale", "watch=2"]);
+    let kc = p.kubeconfig();
+    p.wait_serving(&kc);
+    let ps = p.compose_ok(&["ps"]);
+    let stores = ps
+        .lines()
+        .filter(|l| l.contains("_store_") || l.contains("-store-"))
+        .count();
+    assert_eq!(stores, 2, "{ps}");
+
+    p.kubectl_ok(&kc, &["create", "configmap", "e1", "--from-literal=k=v"]);
+    p.stop("store");
+    p.kubectl_eventually(&kc, &["create", "configmap", "e2", "--from-literal=k=v"]);
+    p.stop("etcd2");
+    p.kubectl_eventually(&kc, &["create", "configmap", "e3", "--from-literal=k=v"]);
+    let names = p.kubectl_eventually(&kc, &["get", "cm", "-o", "name"]);
+    for n in ["configmap/e1", "configmap/e2", "configmap/e3"] {
+        assert!(names.contains(n), "{n} missing: {names}");
+    }
 }

@@ -172,8 +172,24 @@ async fn ensure_namespace(c: &reqwest::Client, s: &Server, ns: &str) -> Result<(
 
 /// Create `n` ConfigMaps of about 1 KiB of JSON each, 32 at a time.
 async fn seed(s: &Server, ns: &str, n: usize) -> Result<(), Error> {
+    seed_with(s, s.collection(ns), n, |i| {
+        json!({
+            "metadata": {"name": format!("item-{i:06}"), "labels": {"bench": "list"}},
+            "data": {"payload": "x".repeat(780)},
+        })
+    })
+    .await
+}
+
+/// Create `n` objects `body(i)` in `url` from 32 concurrent tasks (an
+/// object already there counts as created).
+async fn seed_with(
+    s: &Server,
+    url: String,
+    n: usize,
+    body: fn(usize) -> Value,
+) -> Result<(), Error> {
     let c = s.client()?;
-    let url = s.collection(ns);
     let next = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
     for _ in 0..32 {
@@ -184,11 +200,7 @@ async fn seed(s: &Server, ns: &str, n: usize) -> Result<(), Error> {
                 if i >= n {
                     return Ok::<(), Error>(());
                 }
-                let body = json!({
-                    "metadata": {"name": format!("item-{i:06}"), "labels": {"bench": "list"}},
-                    "data": {"payload": "x".repeat(780)},
-                });
-                let r = c.post(&url).json(&body).send().await?;
+                let r = c.post(&url).json(&body(i)).send().await?;
                 let code = r.status().as_u16();
                 // Read every body: dropping unread HTTP/2 responses resets
                 // their streams, and h2 gives up after 1,024 such resets.
@@ -408,41 +420,20 @@ fn cpu_ms(pid: Option<u32>) -> f64 {
 }
 
 async fn seed_pods(s: &Server, ns: &str, n: usize) -> Result<(), Error> {
-    let c = s.client()?;
     let url = format!("{}/api/v1/namespaces/{ns}/pods", s.url);
-    let next = Arc::new(AtomicU64::new(0));
-    let mut tasks = Vec::new();
-    for _ in 0..32 {
-        let (c, url, next) = (c.clone(), url.clone(), next.clone());
-        tasks.push(tokio::spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                if i >= n {
-                    return Ok::<(), Error>(());
-                }
-                let body = json!({
-                    "apiVersion": "v1", "kind": "Pod",
-                    "metadata": {"name": format!("pod-{i:06}"), "labels": {"app": "bench", "tier": format!("t{}", i % 10)}},
-                    "spec": {"containers": [{
-                        "name": "app", "image": "registry.example/app:v1",
-                        "ports": [{"containerPort": 8080, "name": "http"}],
-                        "env": [{"name": "MODE", "value": "bench"}],
-                        "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
-                    }]},
-                });
-                let r = c.post(&url).json(&body).send().await?;
-                let code = r.status().as_u16();
-                let _ = r.bytes().await?;
-                if code != 201 && code != 409 {
-                    return Err(format!("seed: {code}").into());
-                }
-            }
-        }));
-    }
-    for t in tasks {
-        t.await??;
-    }
-    Ok(())
+    seed_with(s, url, n, |i| {
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("pod-{i:06}"), "labels": {"app": "bench", "tier": format!("t{}", i % 10)}},
+            "spec": {"containers": [{
+                "name": "app", "image": "registry.example/app:v1",
+                "ports": [{"containerPort": 8080, "name": "http"}],
+                "env": [{"name": "MODE", "value": "bench"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+            }]},
+        })
+    })
+    .await
 }
 
 async fn formats(s: &Server, f: &Flags, objects: usize, runs: usize) -> Result<(), Error> {
@@ -455,7 +446,11 @@ async fn formats(s: &Server, f: &Flags, objects: usize, runs: usize) -> Result<(
         ("JSON, gzip", "application/json", true),
         ("Protobuf", "application/vnd.kubernetes.protobuf", false),
         ("CBOR", "application/cbor", false),
-        ("Table", "application/json;as=Table;v=v1;g=meta.k8s.io", false),
+        (
+            "Table",
+            "application/json;as=Table;v=v1;g=meta.k8s.io",
+            false,
+        ),
     ];
     println!("LIST of {objects} pods, {runs} runs each (server CPU from --pid)");
     for (label, accept, gzip) in kinds {

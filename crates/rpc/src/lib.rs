@@ -36,7 +36,9 @@ mod store;
 mod watch_cache;
 
 pub use admission::{AdmissionGrpc, RemoteAdmission};
-pub use channel::{lazy_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE};
+pub use channel::{
+    lazy_channel, resolving_channel, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE, RESOLVE_EVERY,
+};
 pub use error::RpcError;
 pub use flags::{StoreEndpointFlags, DEFAULT_STORE_ENDPOINT};
 pub use keelson_runtime::{draining, DrainTrigger, Draining, SHUTDOWN_GRACE};

@@ -80,6 +80,13 @@ macro_rules! remote_client {
                 Ok(Self::from_channel($crate::lazy_channel(endpoint)?))
             }
 
+            /// A client spreading its calls over every replica the
+            /// endpoint's host name resolves to, asked again every few
+            /// seconds (see [`resolving_channel`](crate::resolving_channel)).
+            pub fn connect_resolving(endpoint: &str) -> Result<Self, $crate::RpcError> {
+                Ok(Self::from_channel($crate::resolving_channel(endpoint)?))
+            }
+
             /// A client over an existing channel.
             pub fn from_channel(channel: tonic::transport::Channel) -> Self {
                 $name {

@@ -80,7 +80,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
     let store: Arc<dyn keelson_api::StoreApi> =
-        Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
+        Arc::new(RemoteStore::connect_resolving(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "using remote store");
     // The live catalog follows the stored CustomResourceDefinitions.
     let catalog = keelson_registry::Catalog::builtin();

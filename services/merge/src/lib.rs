@@ -78,7 +78,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
     let store: Arc<dyn keelson_api::StoreApi> =
-        Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
+        Arc::new(RemoteStore::connect_resolving(&config.store_endpoint)?);
     // The live catalog follows the stored CustomResourceDefinitions, so
     // patches and Server-Side Apply see custom resources' schemas.
     let catalog = keelson_registry::Catalog::builtin();

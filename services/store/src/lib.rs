@@ -190,9 +190,13 @@ impl StorageFlags {
     }
 }
 
+/// How long the store waits for etcd at startup.
+pub const ETCD_STARTUP_WAIT: Duration = Duration::from_secs(60);
+
 /// Open the store on `storage`: sled in `sled_dir`, or etcd with kube's key
 /// layout and kube's compactor every `compaction` (the compactor runs for
-/// the rest of the process).
+/// the rest of the process), waiting up to [`ETCD_STARTUP_WAIT`] for etcd
+/// to become reachable.
 pub async fn open_storage(
     storage: &Storage,
     sled_dir: &Path,
@@ -215,17 +219,36 @@ pub async fn open_storage(
         Storage::Etcd(etcd) => {
             let servers = etcd.endpoints.join(",");
             tracing::info!(%servers, prefix = %etcd.prefix, compaction = ?compaction, "opening store on etcd");
-            let kv = EtcdKv::connect(etcd.clone()).await?;
-            let store_config = StoreConfig {
-                retention: compaction,
-                // etcd is compacted by kube's compactor below.
-                compaction_interval: None,
-                key_layout: KeyLayout::Kube,
-                ..Default::default()
+            // etcd may start after the store (a fleet coming up): retry
+            // for a minute, as kube-apiserver waits for its etcd.
+            let deadline = std::time::Instant::now() + ETCD_STARTUP_WAIT;
+            let (kv, store) = loop {
+                let attempt = async {
+                    let kv = EtcdKv::connect(etcd.clone()).await?;
+                    let store_config = StoreConfig {
+                        retention: compaction,
+                        // etcd is compacted by kube's compactor below.
+                        compaction_interval: None,
+                        key_layout: KeyLayout::Kube,
+                        ..Default::default()
+                    };
+                    let store = LocalStore::with_kv(Arc::new(kv.clone()), store_config)
+                        .await
+                        .map_err(|source| ServiceError::OpenEtcd {
+                            servers: servers.clone(),
+                            source,
+                        })?;
+                    Ok::<_, ServiceError>((kv, store))
+                };
+                match attempt.await {
+                    Ok(opened) => break opened,
+                    Err(e) if std::time::Instant::now() < deadline => {
+                        tracing::warn!(error = %e, "etcd not reachable yet; retrying");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                    Err(e) => return Err(e),
+                }
             };
-            let store = LocalStore::with_kv(Arc::new(kv.clone()), store_config)
-                .await
-                .map_err(|source| ServiceError::OpenEtcd { servers, source })?;
             if let Some(compactor) = Compactor::start(kv, compaction) {
                 compactor.detach();
             }

@@ -103,7 +103,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let store = Arc::new(RemoteStore::connect_lazy(&config.store_endpoint)?);
+    let store = Arc::new(RemoteStore::connect_resolving(&config.store_endpoint)?);
     tracing::info!(store = %config.store_endpoint, "watch cache following the remote store");
     // Custom resources' Table columns come from the stored
     // CustomResourceDefinitions (the catalog itself is not read here).

@@ -147,8 +147,7 @@ pub struct RemoteWatchCache {
 /// One generation of replicas: `(endpoint, client)` pairs.
 type Replicas = Arc<Vec<(String, WatchCacheClient<Channel>)>>;
 
-/// How often [`RemoteWatchCache::connect_resolving`] asks DNS again.
-pub const RESOLVE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+use crate::channel::{resolve_all, RESOLVE_EVERY};
 
 fn client_of(ch: Channel) -> WatchCacheClient<Channel> {
     WatchCacheClient::new(ch)
@@ -255,44 +254,6 @@ impl RemoteWatchCache {
             .await
             .map_err(|s| from_grpc_status(SERVICE, &s))
     }
-}
-
-/// Every `http://addr:port` the endpoints resolve to, sorted; an endpoint
-/// whose host does not resolve (yet) is kept as given.
-async fn resolve_all(endpoints: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in endpoints {
-        let Ok(uri) = e.parse::<tonic::codegen::http::Uri>() else {
-            out.push(e.clone());
-            continue;
-        };
-        let scheme = uri.scheme_str().unwrap_or("http").to_string();
-        let port = uri.port_u16().unwrap_or(80);
-        let Some(host) = uri.host() else {
-            out.push(e.clone());
-            continue;
-        };
-        let bare = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
-        if bare.parse::<std::net::IpAddr>().is_ok() {
-            out.push(e.clone());
-            continue;
-        }
-        let target = format!("{bare}:{port}");
-        let found: Vec<String> = match tokio::net::lookup_host(target).await {
-            Ok(addrs) => addrs.map(|a| format!("{scheme}://{a}")).collect(),
-            Err(_) => Vec::new(),
-        };
-        if found.is_empty() {
-            out.push(e.clone());
-        }
-        out.extend(found);
-    }
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// The peer could not be reached: a gRPC failure without a Kubernetes

@@ -53,7 +53,7 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
-    let store: Arc<dyn keelson_api::StoreApi> = Arc::new(keelson_rpc::RemoteStore::connect_lazy(
+    let store: Arc<dyn keelson_api::StoreApi> = Arc::new(keelson_rpc::RemoteStore::connect_resolving(
         &flags.store_endpoint,
     )?);
     // The live catalog follows the stored CustomResourceDefinitions.
@@ -61,10 +61,10 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
     let backends = keelson_gateway::Backends {
         store,
-        admission: Arc::new(keelson_rpc::RemoteAdmission::connect_lazy(
+        admission: Arc::new(keelson_rpc::RemoteAdmission::connect_resolving(
             &flags.admission_endpoint,
         )?),
-        merge: Arc::new(keelson_rpc::RemoteMerge::connect_lazy(
+        merge: Arc::new(keelson_rpc::RemoteMerge::connect_resolving(
             &flags.merge_endpoint,
         )?),
         // Host names are resolved again every few seconds: every address a
