@@ -806,10 +806,63 @@ async fn http(c: &Cluster) {
     );
 }
 
+/// PartialObjectMetadata and PartialObjectMetadataList in Protobuf, as
+/// client-go's metadata client asks for them first.
+async fn metadata_views(c: &Cluster) {
+    let client = c.client();
+    let pods = format!("{}/api/v1/namespaces/pb/pods", c.url);
+    let r = client
+        .get(format!("{pods}/twin-json"))
+        .header(
+            "accept",
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.headers()["content-type"], PROTOBUF);
+    let u = unwrap(&r.bytes().await.unwrap());
+    let tm = u.type_meta.unwrap();
+    assert_eq!(tm.kind.as_deref(), Some("PartialObjectMetadata"));
+    assert_eq!(tm.api_version.as_deref(), Some("meta.k8s.io/v1"));
+    let pom = meta::PartialObjectMetadata::decode(u.raw.unwrap().as_slice()).unwrap();
+    assert_eq!(pom.metadata.unwrap().name.as_deref(), Some("twin-json"));
+
+    let r = client
+        .get(&pods)
+        .header(
+            "accept",
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.headers()["content-type"], PROTOBUF);
+    let u = unwrap(&r.bytes().await.unwrap());
+    assert_eq!(
+        u.type_meta.unwrap().kind.as_deref(),
+        Some("PartialObjectMetadataList")
+    );
+    let list = meta::PartialObjectMetadataList::decode(u.raw.unwrap().as_slice()).unwrap();
+    assert!(list
+        .metadata
+        .and_then(|m| m.resource_version)
+        .is_some_and(|rv| !rv.is_empty()));
+    let names: Vec<String> = list
+        .items
+        .into_iter()
+        .filter_map(|i| i.metadata.and_then(|m| m.name))
+        .collect();
+    assert!(names.contains(&"twin-json".to_string()), "{names:?}");
+}
+
 fn scenario(mode: Mode) {
     let c = Cluster::start(mode);
     generators(&c);
     block_on(http(&c));
+    block_on(metadata_views(&c));
 }
 
 #[test]

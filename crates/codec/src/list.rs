@@ -211,7 +211,8 @@ impl ListEncoder {
                     null_when_empty,
                     false,
                 )?),
-                Encoding::Protobuf => return Err(CodecError::NotServed(format)),
+                // The items are the `PartialObjectMetadata` messages.
+                Encoding::Protobuf => Inner::Protobuf(crate::protobuf::ListWriter::new(&head)?),
             };
             return Ok(ListEncoder { format, inner });
         }

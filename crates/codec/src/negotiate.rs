@@ -34,9 +34,9 @@ fn target_served(encoding: Encoding, target: Target) -> bool {
     match target {
         Target::Object => true,
         Target::Table(_) => matches!(encoding, Encoding::Json | Encoding::Yaml),
-        Target::PartialObjectMetadata(_) | Target::PartialObjectMetadataList(_) => {
-            matches!(encoding, Encoding::Json | Encoding::Yaml | Encoding::Cbor)
-        }
+        // Every encoding has the meta.k8s.io views (Protobuf: kube's
+        // `PartialObjectMetadata[List]` messages).
+        Target::PartialObjectMetadata(_) | Target::PartialObjectMetadataList(_) => true,
     }
 }
 
