@@ -66,7 +66,13 @@ async fn scenario(c: &Cluster, streaming: bool) {
     // The root CA publisher gives the namespace `kube-root-ca.crt` within
     // a second: wait for it, so that the watch below starts after it.
     for _ in 0..100 {
-        if api.get_opt("kube-root-ca.crt").await.ok().flatten().is_some() {
+        if api
+            .get_opt("kube-root-ca.crt")
+            .await
+            .ok()
+            .flatten()
+            .is_some()
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

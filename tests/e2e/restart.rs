@@ -64,7 +64,8 @@ fn restart_keeps_objects_and_revisions() {
         let list = get(&c, cms).await;
         // The API server's own writes on start (the `kubernetes` Endpoints
         // follow the new port) may move the list's revision forward.
-        let rv = |v: &serde_json::Value| v.as_str().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+        let rv =
+            |v: &serde_json::Value| v.as_str().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
         assert!(rv(&list["metadata"]["resourceVersion"]) >= rv(&list_rv_before));
         let max_before: u64 = before
             .iter()

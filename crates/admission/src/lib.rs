@@ -264,7 +264,11 @@ impl LocalAdmission {
                 namespaced,
             };
             let mut errs = validation::validate_meta(object.get("metadata"), rules);
-            if let Some(old) = req.old_object.as_ref().filter(|_| req.operation == Operation::Update) {
+            if let Some(old) = req
+                .old_object
+                .as_ref()
+                .filter(|_| req.operation == Operation::Update)
+            {
                 errs.extend(validation::no_new_finalizers(&object, old));
             }
             if let Some(schema) = custom_schema.as_deref() {

@@ -22,19 +22,19 @@
 //!   namespace; [`RootCaController`]: `kube-root-ca.crt` in every namespace.
 #![forbid(unsafe_code)]
 
+pub mod bootstrap;
 pub mod crd;
 pub mod gc;
 pub mod namespace;
-pub mod bootstrap;
 mod per_namespace;
 pub mod rbac_aggregation;
 pub mod rootca;
 pub mod serviceaccount;
 
+pub use bootstrap::BootstrapController;
 pub use crd::CrdController;
 pub use gc::GarbageCollector;
 pub use namespace::NamespaceController;
-pub use bootstrap::BootstrapController;
 pub use rbac_aggregation::AggregationController;
 pub use rootca::RootCaController;
 pub use serviceaccount::ServiceAccountController;

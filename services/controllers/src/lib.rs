@@ -85,8 +85,9 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServiceError> {
-    let store =
-        Arc::new(RemoteStore::connect_resolving(&config.store_endpoint).map_err(ServiceError::failed)?);
+    let store = Arc::new(
+        RemoteStore::connect_resolving(&config.store_endpoint).map_err(ServiceError::failed)?,
+    );
     tracing::info!(store = %config.store_endpoint, "controllers using the remote store");
     let namespaces = NamespaceController::following_crds(store.clone());
     let crds = keelson_controllers::CrdController::new(store.clone());

@@ -11,10 +11,10 @@
 
 mod coalesce;
 pub mod compression;
-pub mod metrics;
 pub mod filters;
 mod handlers;
 pub mod http_util;
+pub mod metrics;
 pub mod pki;
 mod server;
 
@@ -87,20 +87,35 @@ pub struct AuthFlags {
     #[arg(long = "anonymous-auth", env = "KEELSON_ANONYMOUS_AUTH", default_value_t = true, action = clap::ArgAction::Set)]
     pub anonymous_auth: bool,
     /// `RBAC` or `AlwaysAllow`.
-    #[arg(long = "authorization-mode", env = "KEELSON_AUTHORIZATION_MODE", default_value = "RBAC")]
+    #[arg(
+        long = "authorization-mode",
+        env = "KEELSON_AUTHORIZATION_MODE",
+        default_value = "RBAC"
+    )]
     pub authorization_mode: keelson_auth::Mode,
     /// The `iss` of ServiceAccount tokens.
     #[arg(long = "service-account-issuer", env = "KEELSON_SERVICE_ACCOUNT_ISSUER", default_value = keelson_auth::serviceaccount::DEFAULT_ISSUER)]
     pub service_account_issuer: String,
     /// PEM private key that signs ServiceAccount tokens (default:
     /// `<data-dir>/pki/sa.key`, created on first start).
-    #[arg(long = "service-account-signing-key-file", env = "KEELSON_SERVICE_ACCOUNT_SIGNING_KEY_FILE")]
+    #[arg(
+        long = "service-account-signing-key-file",
+        env = "KEELSON_SERVICE_ACCOUNT_SIGNING_KEY_FILE"
+    )]
     pub service_account_signing_key_file: Option<PathBuf>,
     /// PEM keys that verify ServiceAccount tokens (besides the signing key).
-    #[arg(long = "service-account-key-file", env = "KEELSON_SERVICE_ACCOUNT_KEY_FILE", value_delimiter = ',')]
+    #[arg(
+        long = "service-account-key-file",
+        env = "KEELSON_SERVICE_ACCOUNT_KEY_FILE",
+        value_delimiter = ','
+    )]
     pub service_account_key_files: Vec<PathBuf>,
     /// Audiences the API accepts in ServiceAccount tokens (default: the issuer).
-    #[arg(long = "api-audiences", env = "KEELSON_API_AUDIENCES", value_delimiter = ',')]
+    #[arg(
+        long = "api-audiences",
+        env = "KEELSON_API_AUDIENCES",
+        value_delimiter = ','
+    )]
     pub api_audiences: Vec<String>,
 }
 

@@ -255,7 +255,12 @@ pub(crate) fn no_new_finalizers(new: &Value, old: &Value) -> Vec<FieldError> {
     let list = |o: &Value| -> std::collections::BTreeSet<String> {
         o.pointer("/metadata/finalizers")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let old = list(old);

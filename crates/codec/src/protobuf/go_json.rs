@@ -216,7 +216,13 @@ mod tests {
         assert_eq!(keys(&v), ["kind", "apiVersion", "metadata", "data"]);
         assert_eq!(
             keys(&v["metadata"]),
-            ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]
+            [
+                "name",
+                "namespace",
+                "uid",
+                "resourceVersion",
+                "creationTimestamp"
+            ]
         );
         // Map entries keep their order (Go sorts them when it writes, and
         // the stored form is written by us).
@@ -233,11 +239,17 @@ mod tests {
             "status": {},
         }));
         assert_eq!(v["status"], json!({"replicas": 0}));
-        assert_eq!(v["spec"]["template"]["metadata"]["creationTimestamp"], Value::Null);
+        assert_eq!(
+            v["spec"]["template"]["metadata"]["creationTimestamp"],
+            Value::Null
+        );
         assert!(v["spec"]["template"]["metadata"]
             .as_object()
             .is_some_and(|m| m.contains_key("creationTimestamp")));
-        assert_eq!(v["spec"]["template"]["spec"]["containers"][0]["resources"], json!({}));
+        assert_eq!(
+            v["spec"]["template"]["spec"]["containers"][0]["resources"],
+            json!({})
+        );
         let ds = normalized(json!({
             "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"}, "status": {}
         }));
@@ -254,7 +266,9 @@ mod tests {
             "metadata": {"name": "p", "generateName": ""},
             "spec": {"containers": [{"name": "c", "image": "i"}], "x-unknown": 1},
         }));
-        assert!(!v["metadata"].as_object().is_some_and(|m| m.contains_key("generateName")));
+        assert!(!v["metadata"]
+            .as_object()
+            .is_some_and(|m| m.contains_key("generateName")));
         assert_eq!(v["spec"]["x-unknown"], json!(1));
         assert_eq!(v["status"], json!({}));
     }

@@ -255,7 +255,12 @@ pub fn deletion_finalizers(
 ) -> Option<Vec<String>> {
     use keelson_apimachinery::options::PropagationPolicy as P;
     let current = finalizers(obj);
-    let has = |f: &str| current.iter().find(|c| *c == ORPHAN || *c == FOREGROUND).is_some_and(|c| c == f);
+    let has = |f: &str| {
+        current
+            .iter()
+            .find(|c| *c == ORPHAN || *c == FOREGROUND)
+            .is_some_and(|c| c == f)
+    };
     let (orphan, foreground) = match (orphan_dependents, policy) {
         (Some(o), _) => (o, false),
         (None, Some(P::Orphan)) => (true, false),

@@ -60,7 +60,11 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
             .await?;
     Ok(match outcome {
         DeleteOutcome::Marked(obj) => Reply {
-            code: if opts.orphan_dependents == Some(false) { 202 } else { 200 },
+            code: if opts.orphan_dependents == Some(false) {
+                202
+            } else {
+                200
+            },
             ..Reply::ok(obj)
         },
         DeleteOutcome::Deleted(obj) if cx.info.strategy.returns_deleted_object => Reply::ok(obj),

@@ -53,9 +53,9 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
-    let store: Arc<dyn keelson_api::StoreApi> = Arc::new(keelson_rpc::RemoteStore::connect_resolving(
-        &flags.store_endpoint,
-    )?);
+    let store: Arc<dyn keelson_api::StoreApi> = Arc::new(
+        keelson_rpc::RemoteStore::connect_resolving(&flags.store_endpoint)?,
+    );
     // The live catalog follows the stored CustomResourceDefinitions.
     let catalog = keelson_registry::Catalog::builtin();
     keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
