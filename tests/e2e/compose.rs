@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-const IMAGE: &str = "keelson:dev";
+/// The image under test: `KEELSON_IMAGE`, else `keelson:dev` (what `make
+/// image` builds).
+fn image() -> String {
+    std::env::var("KEELSON_IMAGE").unwrap_or_else(|_| "keelson:dev".to_string())
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -57,7 +61,7 @@ impl Project {
             .env("KEELSON_PORT", self.port.to_string())
             .env("KEELSON_UID", uid.trim())
             .env("KEELSON_GID", gid.trim())
-            .env("KEELSON_IMAGE", IMAGE)
+            .env("KEELSON_IMAGE", image())
             .output()
             .expect("docker-compose runs")
     }
@@ -174,28 +178,11 @@ impl Drop for Project {
 
 #[test]
 fn compose_fleet_with_three_watch_replicas() {
-    let have_image = Command::new("docker")
-        .args(["image", "inspect", IMAGE])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        have_image,
-        "the image {IMAGE} is missing: run `make image` first"
-    );
+    require_image(&image());
     let p = Project::new(&[]);
     p.compose_ok(&["up", "-d", "--scale", "watch=3"]);
     let kc = p.kubeconfig();
-
-    // The gateway answers once every service it needs is healthy.
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while !p.kubectl(&kc, &["get", "ns", "default"]).status.success() {
-        assert!(
-            Instant::now() < deadline,
-            "the gateway never answered: {}",
-            p.compose_ok(&["logs", "--tail", "30"])
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    p.wait_serving(&kc);
     let ps = p.compose_ok(&["ps"]);
     let watch_lines = ps
         .lines()
@@ -263,7 +250,7 @@ fn compose_fleet_with_three_watch_replicas() {
 /// member stopped.
 #[test]
 fn compose_etcd_variant_survives_a_store_replica_and_an_etcd_member() {
-    require_image(IMAGE);
+    require_image(&image());
     require_image("keelson-etcd:dev");
     let p = Project::new(&["docker-compose.etcd.yml"]);
     p.compose_ok(&["up", "-d", "--scale", "store=2", "--scale", "watch=2"]);
@@ -285,4 +272,140 @@ fn compose_etcd_variant_survives_a_store_replica_and_an_etcd_member() {
     for n in ["configmap/e1", "configmap/e2", "configmap/e3"] {
         assert!(names.contains(n), "{n} missing: {names}");
     }
+}
+
+/// The sled fleet's faults across containers: the store container killed
+/// under a steady write load keeps every acknowledged write; a watch
+/// replica killed mid-watch loses and repeats no event; the gateway cut
+/// off from admission answers writes with a 5xx Status within the timeout
+/// and recovers when reconnected.
+#[test]
+fn compose_fleet_survives_faults_across_containers() {
+    require_image(&image());
+    let p = Project::new(&[]);
+    p.compose_ok(&["up", "-d", "--scale", "watch=2"]);
+    let kc = p.kubeconfig();
+    p.wait_serving(&kc);
+
+    // Writes in a loop while the store is killed and started again.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (kc, stop) = (kc.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut acked = Vec::new();
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let name = format!("w-{i}");
+                let out = Command::new("kubectl")
+                    .arg("--kubeconfig")
+                    .arg(&kc)
+                    .args(["create", "cm", &name, "--request-timeout=10s"])
+                    .output()
+                    .expect("kubectl");
+                if out.status.success() {
+                    acked.push(name);
+                }
+                i += 1;
+            }
+            acked
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let store = p.compose_ok(&["ps", "-q", "store"]);
+    let store = store.trim().to_string();
+    assert!(Command::new("docker")
+        .args(["kill", &store])
+        .status()
+        .expect("docker kill")
+        .success());
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(Command::new("docker")
+        .args(["start", &store])
+        .status()
+        .expect("docker start")
+        .success());
+    std::thread::sleep(Duration::from_secs(3));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let acked = writer.join().expect("writer");
+    assert!(acked.len() > 5, "too few writes acknowledged: {acked:?}");
+    let names = p.kubectl_eventually(&kc, &["get", "cm", "-o", "name"]);
+    for n in &acked {
+        assert!(
+            names.lines().any(|l| l == format!("configmap/{n}")),
+            "acknowledged {n} is missing"
+        );
+    }
+
+    // A watch that outlives its watch replica: every event exactly once.
+    let mut watch = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&kc)
+        .args(["get", "cm", "-w", "-o", "name", "--request-timeout=0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl watch");
+    std::thread::sleep(Duration::from_secs(1));
+    let mut written = Vec::new();
+    for i in 0..10 {
+        if i == 5 {
+            // The gateway resumes the watch on the other replica.
+            let replicas = p.compose_ok(&["ps", "-q", "watch"]);
+            if let Some(victim) = replicas.lines().map(str::trim).find(|l| !l.is_empty()) {
+                let _ = Command::new("docker").args(["kill", victim]).status();
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let name = format!("x-{i}");
+        p.kubectl_eventually(&kc, &["create", "cm", &name]);
+        written.push(name);
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let _ = watch.kill();
+    let out = watch.wait_with_output().expect("watch output");
+    let seen = String::from_utf8_lossy(&out.stdout);
+    for n in &written {
+        let line = format!("configmap/{n}");
+        let count = seen.lines().filter(|l| l.trim() == line).count();
+        assert_eq!(count, 1, "{line} seen {count} times:\n{seen}");
+    }
+
+    // The gateway cut off from admission: a write fails fast with a 5xx
+    // Status, then works again once reconnected.
+    let admission = p.compose_ok(&["ps", "-q", "admission"]);
+    let admission = admission.trim().to_string();
+    let network = format!("{}_default", p.name);
+    assert!(Command::new("docker")
+        .args(["network", "disconnect", &network, &admission])
+        .status()
+        .expect("docker network disconnect")
+        .success());
+    // Answered within the gateway's call timeout (keelson_rpc::CALL_TIMEOUT).
+    let started = Instant::now();
+    let out = p.kubectl(&kc, &["create", "cm", "cut-off", "--request-timeout=60s"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ServiceUnavailable")
+            || err.contains("Timeout")
+            || err.contains("unavailable"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(Command::new("docker")
+        .args([
+            "network",
+            "connect",
+            "--alias",
+            "admission",
+            &network,
+            &admission
+        ])
+        .status()
+        .expect("docker network connect")
+        .success());
+    p.kubectl_eventually(&kc, &["create", "cm", "reconnected"]);
 }

@@ -16,6 +16,13 @@ pub const MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 /// unavailable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a call may wait for its answer (the response headers of a
+/// streaming call) before it fails as unavailable: a peer cut off without
+/// a reset (a dropped network) answers kube's `503` in bounded time, as
+/// kube-apiserver's request timeout bounds its calls. Streams, once
+/// answered, are not limited.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// Largest header block a client accepts. Errors travel in the
 /// `grpc-status-details-bin` trailer, and a `422` with many causes can pass
 /// hyper's 16 KiB default.
@@ -43,6 +50,7 @@ fn endpoint_of(endpoint: &str) -> Result<Endpoint, RpcError> {
     })?;
     Ok(ep
         .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(CALL_TIMEOUT)
         .tcp_nodelay(true)
         .http2_keep_alive_interval(Duration::from_secs(30))
         .keep_alive_timeout(Duration::from_secs(10))
