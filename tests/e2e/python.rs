@@ -1,5 +1,6 @@
 //! The official Python client (`kubernetes` on PyPI, installed by
-//! `.ci/run`): its strategic merge, JSON patch and server-side apply calls.
+//! `.ci/run`): its strategic merge, JSON patch and server-side apply
+//! calls, and its deletes with `propagationPolicy`.
 
 mod support;
 
@@ -41,6 +42,16 @@ fn scenario(mode: Mode) {
             "Apply failed with 1 conflict: conflict with \"python-client\": .spec.selector"
         ])
     );
+    // A foreground delete answers the object, held by the
+    // `foregroundDeletion` finalizer until its dependent is gone.
+    assert_eq!(
+        got["foreground_answer"],
+        json!(["Deployment", ["foregroundDeletion"]])
+    );
+    assert_eq!(got["foreground_gone"], json!([true, true]));
+    // An orphaning delete removes the owner and leaves its dependent
+    // without the reference.
+    assert_eq!(got["orphaned"], json!([true, null]));
 }
 
 #[test]

@@ -83,4 +83,79 @@ try:
 except Exception as e:  # the dynamic client raises ConflictError
     out["conflict"] = [getattr(e, "status", None), json.loads(e.body)["message"]]
 
+# Deletes with propagationPolicy: a Deployment owning a ReplicaSet (made
+# by hand, with ownerReferences), deleted in the foreground, then an owner
+# ConfigMap deleted with Orphan, whose dependent stays without its reference.
+import time
+
+dep = apps.read_namespaced_deployment("py-web", ns)
+apps.create_namespaced_replica_set(
+    ns,
+    {
+        "metadata": {
+            "name": "py-web-rs",
+            "labels": {"app": "py-web"},
+            "ownerReferences": [{
+                "apiVersion": "apps/v1", "kind": "Deployment", "name": "py-web",
+                "uid": dep.metadata.uid, "controller": True, "blockOwnerDeletion": True,
+            }],
+        },
+        "spec": {
+            "selector": {"matchLabels": {"app": "py-web"}},
+            "template": {
+                "metadata": {"labels": {"app": "py-web"}},
+                "spec": {"containers": [{"name": "a", "image": "nginx:1"}]},
+            },
+        },
+    },
+)
+status = apps.delete_namespaced_deployment(
+    "py-web", ns, body=client.V1DeleteOptions(propagation_policy="Foreground")
+)
+# The client types the answer as V1Status; kube answers the Deployment
+# being deleted, which the client hands back as a dict.
+if isinstance(status, dict):
+    out["foreground_answer"] = [
+        status.get("kind"), sorted(status.get("metadata", {}).get("finalizers") or [])
+    ]
+else:
+    out["foreground_answer"] = [status.kind, sorted(status.metadata.finalizers or [])]
+
+
+def gone(read):
+    for _ in range(100):
+        try:
+            read()
+        except client.exceptions.ApiException as e:
+            if e.status == 404:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+out["foreground_gone"] = [
+    gone(lambda: apps.read_namespaced_replica_set("py-web-rs", ns)),
+    gone(lambda: apps.read_namespaced_deployment("py-web", ns)),
+]
+
+owner = core.create_namespaced_config_map(ns, {"metadata": {"name": "py-owner"}})
+core.create_namespaced_config_map(
+    ns,
+    {"metadata": {"name": "py-dependent", "ownerReferences": [{
+        "apiVersion": "v1", "kind": "ConfigMap", "name": "py-owner",
+        "uid": owner.metadata.uid,
+    }]}},
+)
+core.delete_namespaced_config_map(
+    "py-owner", ns, body=client.V1DeleteOptions(propagation_policy="Orphan")
+)
+orphan_gone = gone(lambda: core.read_namespaced_config_map("py-owner", ns))
+refs = None
+for _ in range(100):
+    refs = core.read_namespaced_config_map("py-dependent", ns).metadata.owner_references
+    if not refs:
+        break
+    time.sleep(0.1)
+out["orphaned"] = [orphan_gone, refs]
+
 json.dump(out, sys.stdout)
