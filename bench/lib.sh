@@ -1,7 +1,7 @@
 # Shared by bench/*.sh: start Keelson embedded or distributed from a release
 # build, wait for readiness, and clean up on exit. Source it after `cd` to
 # the repository root; it sets BIN, WORK and PIDS.
-BIN=target/release
+BIN=${CARGO_TARGET_DIR:-target}/release
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }

@@ -9,17 +9,19 @@ IMAGE=${IMAGE:-keelson:dev}
 BINS=(keelson keelson-gateway keelson-store keelson-admission keelson-merge keelson-watch keelson-controllers keelson-probe)
 
 cargo build --release -p keelson --bins -q
+# Where cargo put them (CARGO_TARGET_DIR, else ./target).
+RELEASE="${CARGO_TARGET_DIR:-target}/release"
 
 ROOT=$(mktemp -d)
 trap 'rm -rf "$ROOT"' EXIT
 mkdir -p "$ROOT/usr/local/bin" "$ROOT/etc" "$ROOT/tmp" \
     "$ROOT/var/lib/keelson/data" "$ROOT/var/lib/keelson/store"
 for b in "${BINS[@]}"; do
-    install -m 0755 "target/release/$b" "$ROOT/usr/local/bin/$b"
+    install -m 0755 "$RELEASE/$b" "$ROOT/usr/local/bin/$b"
     strip --strip-unneeded "$ROOT/usr/local/bin/$b" 2>/dev/null || true
 done
 # The dynamic loader and every library the binaries load, at their paths.
-for lib in $(for b in "${BINS[@]}"; do ldd "target/release/$b"; done \
+for lib in $(for b in "${BINS[@]}"; do ldd "$RELEASE/$b"; done \
         | awk '/=> \// {print $3} /^[ \t]*\/[^ ]*ld-linux/ {print $1}' | sort -u); do
     mkdir -p "$ROOT$(dirname "$lib")"
     cp -L "$lib" "$ROOT$lib"
