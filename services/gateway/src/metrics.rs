@@ -16,13 +16,17 @@ use crate::http_util::{bytes_response, Body, Query};
 /// `POST`, `PUT`, `PATCH`, `APPLY`, `DELETE`, or the method of a
 /// non-resource request), `dry_run`, group, version, resource,
 /// subresource and scope.
-pub fn labels(method: &Method, path: &str, query: &Query, headers: &HeaderMap) -> RequestLabels {
-    let info = RequestInfo::new(method, path, query);
+pub fn labels(
+    info: &RequestInfo,
+    method: &Method,
+    query: &Query,
+    headers: &HeaderMap,
+) -> RequestLabels {
     let mut l = RequestLabels {
         verb: method.as_str().to_string(),
         ..Default::default()
     };
-    let Target::Resource(ri) = info.target else {
+    let Target::Resource(ri) = &info.target else {
         return l;
     };
     l.scope = if !ri.name.is_empty() {
@@ -50,10 +54,10 @@ pub fn labels(method: &Method, path: &str, query: &Query, headers: &HeaderMap) -
     if query.get("dryRun").is_some_and(|v| !v.is_empty()) {
         l.dry_run = "All".into();
     }
-    l.group = ri.group;
-    l.version = ri.version;
-    l.resource = ri.resource;
-    l.subresource = ri.subresource;
+    l.group = ri.group.clone();
+    l.version = ri.version.clone();
+    l.resource = ri.resource.clone();
+    l.subresource = ri.subresource.clone();
     l
 }
 
@@ -115,7 +119,8 @@ mod tests {
         if let Some(ct) = ct {
             h.insert(http::header::CONTENT_TYPE, ct.parse().unwrap());
         }
-        labels(&method, path, &Query::parse(Some(query)), &h)
+        let q = Query::parse(Some(query));
+        labels(&RequestInfo::new(&method, path, &q), &method, &q, &h)
     }
 
     #[test]

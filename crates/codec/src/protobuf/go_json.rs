@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use super::schema::{
     Field, MsgId, Scalar, Schema, Special, Ty, INLINE, MAP, OMITEMPTY, REPEATED, VALUE,
 };
+use super::transcode::{is_zero, zero};
 
 /// Rewrite a built-in object (one with `apiVersion` and `kind` naming a
 /// message) in kube's JSON form; anything else (a custom resource, a kind
@@ -168,24 +169,6 @@ fn zero_message(s: &Schema, id: MsgId, depth: u32) -> Value {
         Special::Duration => Value::String("0s".into()),
         Special::StringArray => Value::Null,
         _ => Value::Null,
-    }
-}
-
-fn zero(sc: Scalar) -> Value {
-    match sc {
-        Scalar::String | Scalar::Bytes => Value::String(String::new()),
-        Scalar::Bool => Value::Bool(false),
-        Scalar::Int32 | Scalar::Int64 => Value::from(0),
-        Scalar::Double => Value::from(0),
-    }
-}
-
-fn is_zero(v: &Value) -> bool {
-    match v {
-        Value::String(s) => s.is_empty(),
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        _ => false,
     }
 }
 

@@ -362,16 +362,17 @@ fn scalar(sc: Scalar, raw: Raw<'_>, f: &Field) -> Result<Value, WireError> {
     })
 }
 
-fn zero(sc: Scalar) -> Value {
+/// The JSON Go writes for a scalar's zero value (a zero `float64` is `0`).
+pub(crate) fn zero(sc: Scalar) -> Value {
     match sc {
         Scalar::String | Scalar::Bytes => Value::String(String::new()),
         Scalar::Bool => Value::Bool(false),
-        Scalar::Int32 | Scalar::Int64 => Value::from(0),
-        Scalar::Double => Value::from(0.0),
+        Scalar::Int32 | Scalar::Int64 | Scalar::Double => Value::from(0),
     }
 }
 
-fn is_zero(v: &Value) -> bool {
+/// Whether a scalar's JSON is its Go zero value (or `null`).
+pub(crate) fn is_zero(v: &Value) -> bool {
     match v {
         Value::String(s) => s.is_empty(),
         Value::Bool(b) => !b,

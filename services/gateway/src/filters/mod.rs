@@ -81,22 +81,23 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
     let gzip = crate::compression::accepts_gzip(req.headers());
     // Request metrics with kube's labels (`crate::metrics`).
     let started = std::time::Instant::now();
-    let labels = crate::metrics::labels(
-        req.method(),
-        req.uri().path(),
-        &Query::parse(req.uri().query()),
-        req.headers(),
-    );
-    let resp = recovery::guard(chain(state, req)).await;
+    // The query and what the URL asks for are parsed once, here.
+    let query = Query::parse(req.uri().query());
+    let info = request_info::RequestInfo::new(req.method(), req.uri().path(), &query);
+    let labels = crate::metrics::labels(&info, req.method(), &query, req.headers());
+    let resp = recovery::guard(chain(state, req, query, info)).await;
     let resp = crate::metrics::record(labels, started, resp);
     crate::compression::compress(resp, gzip).await
 }
 
-async fn chain(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Response<Body> {
+async fn chain(
+    state: Arc<State>,
+    req: Request<hyper::body::Incoming>,
+    query: Query,
+    info: request_info::RequestInfo,
+) -> Response<Body> {
     let (parts, body) = req.into_parts();
     let mut body = limits::RequestBody::new(body);
-    let query = Query::parse(parts.uri.query());
-    let info = request_info::RequestInfo::new(&parts.method, parts.uri.path(), &query);
     let peer = parts.extensions.get::<authentication::PeerUser>();
     let resp = match authentication_and_authorization(&state, &parts, &info, peer).await {
         Ok(user) => {
