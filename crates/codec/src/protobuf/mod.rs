@@ -375,8 +375,13 @@ pub fn parse_event(payload: &[u8]) -> Result<(String, Vec<u8>), WireError> {
 pub struct ListWriter {
     api_version: String,
     kind: String,
-    /// `metadata` (field 1) of the list message.
+    /// The list message's `metadata` field, keyed and sized.
     meta: Vec<u8>,
+    /// The `items` field's number (2 in every list but `meta.k8s.io/v1beta1`
+    /// `PartialObjectMetadataList`, whose items are field 1).
+    items_field: u32,
+    /// Whether `metadata` goes after the items (its number is higher).
+    meta_last: bool,
     items: Vec<Bytes>,
     /// Size of the list message so far.
     size: usize,
@@ -388,13 +393,20 @@ impl ListWriter {
         let id = message_of(head)?;
         let s = Schema::get();
         let m = &s.messages[id];
+        let not_a_list = || EncodeError::Shape(format!("{} is not a list", m.short()));
         let meta_field = m
-            .field(1)
-            .map(|i| &m.fields[i])
-            .filter(|f| &*f.json == "metadata")
-            .ok_or_else(|| EncodeError::Shape(format!("{} is not a list", m.short())))?;
+            .fields
+            .iter()
+            .find(|f| &*f.json == "metadata")
+            .ok_or_else(not_a_list)?;
+        let items_field = m
+            .fields
+            .iter()
+            .find(|f| &*f.json == "items")
+            .ok_or_else(not_a_list)?
+            .number;
         let Ty::Message(meta_id) = meta_field.ty else {
-            return Err(EncodeError::Shape(format!("{} is not a list", m.short())));
+            return Err(not_a_list());
         };
         let mut lm = Vec::new();
         transcode::from_json(
@@ -404,13 +416,15 @@ impl ListWriter {
             &mut lm,
         )?;
         let mut meta = Vec::with_capacity(lm.len() + 4);
-        put_len(&mut meta, 1, &lm);
+        put_len(&mut meta, meta_field.number, &lm);
         let (av, kind) = type_meta(head);
         Ok(ListWriter {
             api_version: av.to_string(),
             kind: kind.to_string(),
             size: meta.len(),
             meta,
+            items_field,
+            meta_last: meta_field.number > items_field,
             items: Vec::new(),
         })
     }
@@ -438,9 +452,11 @@ impl ListWriter {
         let mut buf = Vec::with_capacity(frame_bytes.min(self.size + 64));
         buf.extend_from_slice(MAGIC);
         envelope_head(&mut buf, &self.api_version, &self.kind, self.size);
-        buf.extend_from_slice(&self.meta);
+        if !self.meta_last {
+            buf.extend_from_slice(&self.meta);
+        }
         for item in self.items {
-            wire::put_key(&mut buf, 2, wire::LEN);
+            wire::put_key(&mut buf, self.items_field, wire::LEN);
             put_varint(&mut buf, item.len() as u64);
             if item.len() >= frame_bytes / 4 {
                 frames.push(Bytes::from(std::mem::take(&mut buf)));
@@ -451,6 +467,9 @@ impl ListWriter {
                     frames.push(Bytes::from(std::mem::take(&mut buf)));
                 }
             }
+        }
+        if self.meta_last {
+            buf.extend_from_slice(&self.meta);
         }
         buf.extend_from_slice(ENVELOPE_TAIL);
         frames.push(Bytes::from(buf));

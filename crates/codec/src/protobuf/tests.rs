@@ -266,6 +266,41 @@ fn a_list_is_kubes_envelope_around_bare_items() {
 }
 
 #[test]
+fn a_v1beta1_metadata_list_writes_items_before_metadata() {
+    // meta.k8s.io/v1beta1 PartialObjectMetadataList numbers items 1 and
+    // metadata 2; prost writes fields in number order, so a byte-equal
+    // re-encoding shows the order is kube's.
+    let head = json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1beta1", "metadata": {"resourceVersion": "7"}});
+    let mut w = ListWriter::new(&head).unwrap();
+    for name in ["a", "b"] {
+        let mut item = Vec::new();
+        let pom = json!({"metadata": {"name": name}});
+        let id = Schema::get()
+            .kind("meta.k8s.io/v1", "PartialObjectMetadata")
+            .unwrap();
+        transcode::from_json(Schema::get(), id, &pom, &mut item).unwrap();
+        w.push(Bytes::from(item));
+    }
+    let bytes = w.finish(1024).concat();
+    let u = unknown(&bytes);
+    assert_eq!(
+        u.type_meta.as_ref().unwrap().api_version.as_deref(),
+        Some("meta.k8s.io/v1beta1")
+    );
+    let raw = u.raw.unwrap();
+    let (list, again): (
+        k8s_pb::apimachinery::pkg::apis::meta::v1beta1::PartialObjectMetadataList,
+        _,
+    ) = prost_round_trip(&raw);
+    assert_eq!(again, raw);
+    assert_eq!(list.items.len(), 2);
+    assert_eq!(
+        list.metadata.unwrap().resource_version.as_deref(),
+        Some("7")
+    );
+}
+
+#[test]
 fn watch_frames_are_length_delimited_watch_events() {
     let objects: Vec<Vec<u8>> = [pod(), deployment()]
         .iter()
