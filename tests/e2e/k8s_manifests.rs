@@ -8,9 +8,11 @@ use std::process::Command;
 
 use support::{Cluster, Mode};
 
-#[test]
-fn k8s_manifests_render_and_apply_to_keelson() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../k8s");
+/// `kubectl kustomize k8s/<dir>`.
+fn render(dir: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../k8s")
+        .join(dir);
     let rendered = Command::new("kubectl")
         .arg("kustomize")
         .arg(&dir)
@@ -21,7 +23,12 @@ fn k8s_manifests_render_and_apply_to_keelson() {
         "kustomize: {}",
         String::from_utf8_lossy(&rendered.stderr)
     );
-    let yaml = String::from_utf8(rendered.stdout).expect("utf-8");
+    String::from_utf8(rendered.stdout).expect("utf-8")
+}
+
+#[test]
+fn k8s_manifests_render_and_apply_to_keelson() {
+    let yaml = render("");
     for kind in [
         "kind: Namespace",
         "kind: ConfigMap",
@@ -90,4 +97,59 @@ fn k8s_manifests_render_and_apply_to_keelson() {
         again.contains("deployment.apps/keelson-gateway unchanged"),
         "{again}"
     );
+}
+
+/// The etcd overlay: a 3-member etcd StatefulSet, the store as a stateless
+/// Deployment behind a headless Service, no sled StatefulSet.
+#[test]
+fn k8s_etcd_overlay_renders_and_applies_to_keelson() {
+    let yaml = render("etcd");
+    assert!(yaml.contains("image: keelson-etcd:dev"), "{yaml}");
+    assert!(yaml.contains("--storage-backend=etcd3"), "{yaml}");
+
+    let c = Cluster::start(Mode::Embedded);
+    c.ok(&["create", "namespace", "keelson"]);
+    let dry = c.ok_stdin(&["apply", "--dry-run=server", "-f", "-"], &yaml);
+    assert!(
+        dry.contains("statefulset.apps/keelson-etcd created (server dry run)"),
+        "{dry}"
+    );
+    c.ok_stdin(&["apply", "-f", "-"], &yaml);
+    let names = c.ok(&["get", "deploy,sts,svc,pdb", "-n", "keelson", "-o", "name"]);
+    for want in [
+        "statefulset.apps/keelson-etcd",
+        "deployment.apps/keelson-store",
+        "service/keelson-etcd",
+        "poddisruptionbudget.policy/keelson-etcd",
+        "poddisruptionbudget.policy/keelson-store",
+    ] {
+        assert!(names.contains(want), "{want} missing: {names}");
+    }
+    assert!(
+        !names.contains("statefulset.apps/keelson-store"),
+        "the sled StatefulSet is gone: {names}"
+    );
+    let replicas = c.ok(&[
+        "get",
+        "sts",
+        "keelson-etcd",
+        "-n",
+        "keelson",
+        "-o",
+        "jsonpath={.spec.replicas}",
+    ]);
+    assert_eq!(replicas, "3");
+    // Both Services clients resolve to every replica are headless.
+    for svc in ["keelson-store", "keelson-etcd"] {
+        let ip = c.ok(&[
+            "get",
+            "svc",
+            svc,
+            "-n",
+            "keelson",
+            "-o",
+            "jsonpath={.spec.clusterIP}",
+        ]);
+        assert_eq!(ip, "None", "{svc}");
+    }
 }
