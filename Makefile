@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run build image test lint fmt bench bench-watch bench-apply catalog protobuf
+.PHONY: run build image test lint fmt bench bench-watch bench-apply bench-compose bench-rbac bench-etcd catalog protobuf
 
 # The etcd client's build (etcd-client) compiles etcd's protos with protoc:
 # install Debian's protobuf-compiler when it is missing.
@@ -50,6 +50,17 @@ bench-watch:
 bench-apply:
 	bash bench/apply.sh
 	$(CARGO) bench -p keelson-merge --bench apply
+
+# Issue 13's compose fleet figures (needs `make image` and the release load
+# generators; builds nothing).
+bench-compose:
+	bash bench/compose.sh
+
+bench-rbac:
+	bash bench/rbac.sh
+
+bench-etcd:
+	bash bench/etcd.sh
 
 # Regenerate crates/registry/data/catalog.json from kubernetes-validate.
 catalog:

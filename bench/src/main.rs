@@ -1,7 +1,7 @@
-//! `keelson-loadgen`: drives create / get / list of ConfigMaps, or update /
-//! apply of a Deployment, against a running Keelson over HTTPS (HTTP/1.1
-//! keep-alive, one connection per client) and prints throughput and
-//! p50/p99 latency.
+//! `keelson-loadgen`: drives create / get / list of ConfigMaps, creates of a
+//! custom resource, or update / apply of a Deployment, against a running
+//! Keelson over HTTPS (HTTP/1.1 keep-alive, one connection per client) and
+//! prints throughput and p50/p99 latency.
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -20,6 +20,10 @@ enum Op {
     Update,
     /// Server-Side Apply (`apply-patch+yaml`) of the same change.
     Apply,
+    /// POST of a custom resource (`widgets.bench.keelson.dev`, see
+    /// `bench/custom.sh`) whose body has the byte size of `create`'s
+    /// ConfigMap.
+    CreateCustom,
 }
 
 #[derive(Debug, Parser)]
@@ -46,6 +50,10 @@ struct Flags {
     /// Containers in the Deployment of `update` and `apply`.
     #[arg(long, default_value_t = 1)]
     containers: usize,
+    /// Bearer token to send (default: the admin token, whose user is in
+    /// `system:masters` and so allowed before RBAC is consulted).
+    #[arg(long)]
+    token: Option<String>,
 }
 
 /// A Deployment with `containers` containers; `round` changes every image.
@@ -89,6 +97,22 @@ fn client(ca: &[u8], token: &str) -> Result<reqwest::Client, Box<dyn std::error:
         .build()?)
 }
 
+/// A Widget (the CRD of `bench/custom.sh`) whose JSON is exactly as long
+/// as [`payload`]'s ConfigMap of the same name.
+fn custom_payload(name: &str) -> serde_json::Value {
+    let mut w = serde_json::json!({
+        "apiVersion": "bench.keelson.dev/v1", "kind": "Widget",
+        "metadata": {"name": name, "labels": {"bench": "loadgen"}},
+        "spec": {"image": "registry.example/app:v1", "replicas": 3, "mode": "a", "note": ""},
+    });
+    let pad = payload(name)
+        .to_string()
+        .len()
+        .saturating_sub(w.to_string().len());
+    w["spec"]["note"] = serde_json::Value::String("x".repeat(pad));
+    w
+}
+
 fn payload(name: &str) -> serde_json::Value {
     serde_json::json!({
         "apiVersion": "v1", "kind": "ConfigMap",
@@ -102,13 +126,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let f = Flags::parse();
     let url = server_url(&f.data_dir)?;
     let ca = std::fs::read(f.data_dir.join("pki/ca.crt"))?;
-    let token = std::fs::read_to_string(f.data_dir.join("admin-token"))?
-        .trim()
-        .to_string();
+    let token = match &f.token {
+        Some(t) => t.clone(),
+        None => std::fs::read_to_string(f.data_dir.join("admin-token"))?
+            .trim()
+            .to_string(),
+    };
     let base = match f.op {
         Op::Update | Op::Apply => {
             format!("{url}/apis/apps/v1/namespaces/{}/deployments", f.namespace)
         }
+        Op::CreateCustom => format!(
+            "{url}/apis/bench.keelson.dev/v1/namespaces/{}/widgets",
+            f.namespace
+        ),
         _ => format!("{url}/api/v1/namespaces/{}/configmaps", f.namespace),
     };
     let run_id = std::process::id();
@@ -167,6 +198,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         let n = counter.fetch_add(1, Ordering::Relaxed);
                         c.post(&base)
                             .json(&payload(&format!("lg-{run_id}-{w}-{n}")))
+                            .send()
+                            .await
+                    }
+                    Op::CreateCustom => {
+                        let n = counter.fetch_add(1, Ordering::Relaxed);
+                        c.post(&base)
+                            .json(&custom_payload(&format!("lg-{run_id}-{w}-{n}")))
                             .send()
                             .await
                     }

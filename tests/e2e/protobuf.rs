@@ -9,6 +9,7 @@ mod support;
 use k8s_pb::api::apps::v1 as apps;
 use k8s_pb::api::core::v1 as core;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
+use k8s_pb::apimachinery::pkg::apis::meta::v1beta1 as meta_v1beta1;
 use k8s_pb::apimachinery::pkg::runtime as rt;
 use prost::Message;
 use serde_json::{json, Value};
@@ -846,6 +847,37 @@ async fn metadata_views(c: &Cluster) {
         Some("PartialObjectMetadataList")
     );
     let list = meta::PartialObjectMetadataList::decode(u.raw.unwrap().as_slice()).unwrap();
+    assert!(list
+        .metadata
+        .and_then(|m| m.resource_version)
+        .is_some_and(|rv| !rv.is_empty()));
+    let names: Vec<String> = list
+        .items
+        .into_iter()
+        .filter_map(|i| i.metadata.and_then(|m| m.name))
+        .collect();
+    assert!(names.contains(&"twin-json".to_string()), "{names:?}");
+
+    // meta.k8s.io/v1beta1's list numbers its fields the other way round
+    // (items 1, metadata 2), and kube writes them in that order.
+    let r = client
+        .get(&pods)
+        .header(
+            "accept",
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.headers()["content-type"], PROTOBUF);
+    let u = unwrap(&r.bytes().await.unwrap());
+    let tm = u.type_meta.unwrap();
+    assert_eq!(tm.kind.as_deref(), Some("PartialObjectMetadataList"));
+    assert_eq!(tm.api_version.as_deref(), Some("meta.k8s.io/v1beta1"));
+    let raw = u.raw.unwrap();
+    assert_eq!(raw.first(), Some(&0x0a), "items (field 1) come first");
+    let list = meta_v1beta1::PartialObjectMetadataList::decode(raw.as_slice()).unwrap();
     assert!(list
         .metadata
         .and_then(|m| m.resource_version)

@@ -154,8 +154,13 @@ impl LocalAdmission {
             }
             strict.extend(custom::prune(schema, &mut object));
             // Stored in the storage version (`conversion: None` changes
-            // only `apiVersion`); reads show the version asked for.
-            if let Some(c) = target.info.and_then(|i| i.custom.as_deref()) {
+            // only `apiVersion`); reads show the version asked for. A
+            // conversion webhook is called by the gateway after admission.
+            if let Some(c) = target
+                .info
+                .and_then(|i| i.custom.as_deref())
+                .filter(|c| !c.conversion_webhook)
+            {
                 if let Some(m) = object.as_object_mut() {
                     m.insert(
                         "apiVersion".into(),

@@ -38,6 +38,10 @@ pub struct DeleteOptions {
     pub propagation_policy: Option<keelson_apimachinery::options::PropagationPolicy>,
     /// `orphanDependents` (deprecated; wins over `propagation_policy`).
     pub orphan_dependents: Option<bool>,
+    /// Remove the stored value without decoding it (kube's unsafe deletion
+    /// of a corrupt object): no preconditions, finalizers or graceful
+    /// deletion; the outcome is `Deleted(null)`.
+    pub ignore_store_read_error: bool,
 }
 
 /// What a delete did.

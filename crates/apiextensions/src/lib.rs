@@ -9,11 +9,13 @@
 //! - [`values`]: what a version's schema does to custom objects — pruning,
 //!   defaulting, validation with kube's field errors; [`formats`] the
 //!   string formats; [`cel`] the call site of `x-kubernetes-validations`;
+//! - [`conversion`]: calls to a CRD's conversion webhook;
 //! - [`follower`]: keeps a process's `Catalog` in step with the stored CRDs.
 #![forbid(unsafe_code)]
 
 pub mod cache;
 pub mod cel;
+pub mod conversion;
 pub mod crd;
 pub mod follower;
 pub mod formats;

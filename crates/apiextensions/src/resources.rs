@@ -173,6 +173,12 @@ fn resource(
             deprecation_warning: v.deprecated.then(|| deprecation_warning(crd, names, v)),
             storage_version: storage.to_string(),
             conversion_webhook,
+            webhook: crd
+                .spec
+                .conversion
+                .as_ref()
+                .filter(|_| conversion_webhook)
+                .and_then(|c| c.webhook.clone()),
             terminating: crd.terminating(),
         })),
     }

@@ -20,10 +20,13 @@
 //! - [`AggregationController`]: ClusterRole `aggregationRule`s.
 //! - [`ServiceAccountController`]: a `default` ServiceAccount in every
 //!   namespace; [`RootCaController`]: `kube-root-ca.crt` in every namespace.
+//! - [`DisruptionController`]: PodDisruptionBudget status (the budgets the
+//!   eviction subresource checks).
 #![forbid(unsafe_code)]
 
 pub mod bootstrap;
 pub mod crd;
+pub mod disruption;
 pub mod gc;
 pub mod namespace;
 mod per_namespace;
@@ -33,6 +36,7 @@ pub mod serviceaccount;
 
 pub use bootstrap::BootstrapController;
 pub use crd::CrdController;
+pub use disruption::DisruptionController;
 pub use gc::GarbageCollector;
 pub use namespace::NamespaceController;
 pub use rbac_aggregation::AggregationController;

@@ -10,6 +10,11 @@
 //! `/registry/configmaps/default/x`. [`Compactor`] is kube-apiserver's
 //! compactor (one replica at a time through `compact_rev_key`).
 //!
+//! Several endpoints: each member gets its own connection and calls go to
+//! one preferred member; when it cannot be reached the call moves on to the
+//! next (clientv3's failover: reads on any unavailability, writes only when
+//! the request was never sent), which then stays preferred.
+//!
 //! Unreachable etcd: every call is bounded by the request timeout and fails
 //! with [`KvError::Unavailable`].
 #![forbid(unsafe_code)]
@@ -22,7 +27,8 @@ mod watch;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,11 +57,12 @@ pub struct EtcdKv {
 }
 
 struct Inner {
+    /// A client balanced over every endpoint (maintenance, the compactor).
     client: Client,
-    /// KV and Watch clients that accept answers of any size (a large list;
-    /// kube's etcd client allows 2 GiB).
-    kv_client: KvClient,
-    watch_client: WatchClient,
+    /// One connection per member, in `--etcd-servers` order.
+    members: Vec<Member>,
+    /// The member calls go to first.
+    preferred: AtomicUsize,
     /// The key prefix with its trailing `/` (empty for none).
     prefix: Vec<u8>,
     request_timeout: Duration,
@@ -72,6 +79,28 @@ struct Inner {
     /// consistent read waits for it; here the read of the current revision
     /// that precedes such a wait is the signal).
     progress_wanted: tokio::sync::watch::Sender<u64>,
+}
+
+/// One member's KV and Watch clients, which accept answers of any size (a
+/// large list; kube's etcd client allows 2 GiB).
+struct Member {
+    endpoint: String,
+    kv: KvClient,
+    watch: WatchClient,
+}
+
+/// Whether a failed call surely never reached etcd (so a write may be sent
+/// to another member).
+fn never_sent(e: &etcd_client::Error) -> bool {
+    let msg = e.to_string().to_ascii_lowercase();
+    [
+        "tcp connect error",
+        "connection refused",
+        "error trying to connect",
+        "dns error",
+    ]
+    .iter()
+    .any(|m| msg.contains(m))
 }
 
 impl std::fmt::Debug for EtcdKv {
@@ -109,11 +138,22 @@ impl EtcdKv {
     /// the calls fail, not the connect).
     pub async fn connect(config: EtcdConfig) -> Result<EtcdKv, EtcdError> {
         let options = config.connect_options()?;
-        let client = Client::connect(&config.endpoints, Some(options)).await?;
+        let client = Client::connect(&config.endpoints, Some(options.clone())).await?;
+        let mut members = Vec::new();
+        for endpoint in config.endpoints.iter().filter(|e| !e.trim().is_empty()) {
+            // One endpoint: connected lazily, so a member that is down now
+            // does not fail the start.
+            let one = Client::connect([endpoint.trim()], Some(options.clone())).await?;
+            members.push(Member {
+                endpoint: endpoint.trim().to_string(),
+                kv: one.kv_client().max_decoding_message_size(MAX_MESSAGE),
+                watch: one.watch_client().max_decoding_message_size(MAX_MESSAGE),
+            });
+        }
         Ok(EtcdKv {
             inner: Arc::new(Inner {
-                kv_client: client.kv_client().max_decoding_message_size(MAX_MESSAGE),
-                watch_client: client.watch_client().max_decoding_message_size(MAX_MESSAGE),
+                members,
+                preferred: AtomicUsize::new(0),
                 client,
                 prefix: config::normalize_prefix(&config.prefix).into_bytes(),
                 request_timeout: config.request_timeout,
@@ -185,6 +225,66 @@ impl EtcdKv {
         }
     }
 
+    /// The members in the order a call tries them: the preferred one first.
+    pub(crate) fn member_order(&self) -> impl Iterator<Item = usize> + '_ {
+        let n = self.inner.members.len();
+        let first = self.inner.preferred.load(Ordering::Relaxed);
+        (0..n).map(move |i| (first + i) % n)
+    }
+
+    /// Member `at`'s watch client.
+    pub(crate) fn watch_client(&self, at: usize) -> WatchClient {
+        self.inner.members[at].watch.clone()
+    }
+
+    /// Prefer member `at` from now on (it answered when another did not).
+    pub(crate) fn prefer(&self, at: usize) {
+        if self.inner.preferred.swap(at, Ordering::Relaxed) != at {
+            tracing::info!(endpoint = %self.inner.members[at].endpoint, "etcd: calls move to another member");
+        }
+    }
+
+    /// Run `call` on the preferred member within the request timeout; when
+    /// that member cannot be reached, on the next ones. A write
+    /// (`write = true`) moves on only when the request was never sent.
+    async fn on_member<T, F, Fut>(&self, write: bool, mut call: F) -> Result<T, Failure>
+    where
+        F: FnMut(KvClient) -> Fut,
+        Fut: Future<Output = Result<T, etcd_client::Error>>,
+    {
+        let deadline = tokio::time::Instant::now() + self.inner.request_timeout;
+        let order: Vec<usize> = self.member_order().collect();
+        let last = order.len().saturating_sub(1);
+        for (i, at) in order.into_iter().enumerate() {
+            let client = self.inner.members[at].kv.clone();
+            let result = match tokio::time::timeout_at(deadline, call(client)).await {
+                Ok(r) => r,
+                Err(_) => break,
+            };
+            match result {
+                Ok(v) => {
+                    if i > 0 {
+                        self.prefer(at);
+                    }
+                    return Ok(v);
+                }
+                Err(e) => {
+                    let sent = !never_sent(&e);
+                    let failure = classify(e);
+                    let unavailable = matches!(failure, Failure::Other(KvError::Unavailable(_)));
+                    if i == last || !unavailable || (write && sent) {
+                        return Err(failure);
+                    }
+                    tracing::debug!(endpoint = %self.inner.members[at].endpoint, "etcd member unreachable; trying the next");
+                }
+            }
+        }
+        Err(Failure::Other(KvError::Unavailable(format!(
+            "etcd did not answer within {:?}",
+            self.inner.request_timeout
+        ))))
+    }
+
     /// Run one etcd call within the request timeout.
     async fn timed<T>(
         &self,
@@ -206,9 +306,13 @@ impl EtcdKv {
         if revision > 0 {
             opts = opts.with_revision(to_i64(revision));
         }
-        let mut kv = self.inner.kv_client.clone();
         let key = self.inner.prefix.clone();
-        let resp = self.timed(kv.get(key, Some(opts))).await?;
+        let resp = self
+            .on_member(false, |mut kv| {
+                let (key, opts) = (key.clone(), opts.clone());
+                async move { kv.get(key, Some(opts)).await }
+            })
+            .await?;
         Ok(resp.header().map(|h| to_u64(h.revision())).unwrap_or(0))
     }
 
@@ -265,8 +369,13 @@ impl RevisionedKv for EtcdKv {
         if request.limit > 0 {
             opts = opts.with_limit(i64::try_from(request.limit).unwrap_or(i64::MAX));
         }
-        let mut kv = self.inner.kv_client.clone();
-        match self.timed(kv.get(key, Some(opts))).await {
+        let read = self
+            .on_member(false, |mut kv| {
+                let (key, opts) = (key.clone(), opts.clone());
+                async move { kv.get(key, Some(opts)).await }
+            })
+            .await;
+        match read {
             Ok(resp) => Ok(RangeResponse {
                 kvs: resp.kvs().iter().map(|kv| self.kv(kv)).collect(),
                 revision: asked
@@ -298,8 +407,13 @@ impl RevisionedKv for EtcdKv {
             }
         };
         let txn = txn.and_then([op]).or_else([EtcdTxnOp::get(key, None)]);
-        let mut kv = self.inner.kv_client.clone();
-        let resp = self.timed(kv.txn(txn)).await.map_err(Failure::into_kv)?;
+        let resp = self
+            .on_member(true, |mut kv| {
+                let txn = txn.clone();
+                async move { kv.txn(txn).await }
+            })
+            .await
+            .map_err(Failure::into_kv)?;
         let revision = resp.header().map(|h| to_u64(h.revision())).unwrap_or(0);
         let first = resp.op_responses().into_iter().next();
         if resp.succeeded() {
@@ -336,8 +450,12 @@ impl RevisionedKv for EtcdKv {
         if target <= compacted {
             return Ok(compacted);
         }
-        let mut kv = self.inner.kv_client.clone();
-        match self.timed(kv.compact(to_i64(target), None)).await {
+        let compact = self
+            .on_member(true, |mut kv| async move {
+                kv.compact(to_i64(target), None).await
+            })
+            .await;
+        match compact {
             Ok(_) => {
                 self.saw_compacted(target);
                 Ok(target)

@@ -24,22 +24,23 @@ pub(crate) async fn open(kv: EtcdKv, prefix: Vec<u8>, start: u64) -> Result<Watc
         .with_start_revision(to_i64(start))
         .with_prev_key()
         .with_progress_notify();
-    let mut client = kv.inner.watch_client.clone();
-    let stream = kv
-        .timed(client.watch(key, Some(options)))
-        .await
-        .map_err(Failure::into_kv)?;
-    let (sender, mut responses) = stream.split();
-    // The first answer says whether the watch was created.
-    let first = match tokio::time::timeout(kv.inner.request_timeout, responses.next()).await {
-        Err(_) => {
-            return Err(KvError::Unavailable(
-                "etcd did not create the watch in time".into(),
-            ))
+    // The preferred member first; one that cannot be reached, the next.
+    let order: Vec<usize> = kv.member_order().collect();
+    let mut opened = None;
+    let mut last_error = KvError::Unavailable("etcd has no members".into());
+    for at in order {
+        match open_on(&kv, at, &key, &options).await {
+            Ok(o) => {
+                kv.prefer(at);
+                opened = Some(o);
+                break;
+            }
+            Err(e @ KvError::Unavailable(_)) => last_error = e,
+            Err(e) => return Err(e),
         }
-        Ok(None) => return Err(KvError::Unavailable("etcd closed the watch".into())),
-        Ok(Some(Err(e))) => return Err(classify(e).into_kv()),
-        Ok(Some(Ok(r))) => r,
+    }
+    let Some((sender, responses, first)) = opened else {
+        return Err(last_error);
     };
     if first.compact_revision() > 0 {
         let compacted = to_u64(first.compact_revision());
@@ -62,6 +63,40 @@ pub(crate) async fn open(kv: EtcdKv, prefix: Vec<u8>, start: u64) -> Result<Watc
         rx.recv().await.map(|item| (item, rx))
     })
     .boxed())
+}
+
+/// The watch created on member `at`, with etcd's first answer.
+async fn open_on(
+    kv: &EtcdKv,
+    at: usize,
+    key: &[u8],
+    options: &etcd_client::WatchOptions,
+) -> Result<
+    (
+        etcd_client::WatchRequestSender,
+        etcd_client::WatchResponseStream,
+        etcd_client::WatchResponse,
+    ),
+    KvError,
+> {
+    let mut client = kv.watch_client(at);
+    let stream = kv
+        .timed(client.watch(key.to_vec(), Some(options.clone())))
+        .await
+        .map_err(Failure::into_kv)?;
+    let (sender, mut responses) = stream.split();
+    // The first answer says whether the watch was created.
+    let first = match tokio::time::timeout(kv.inner.request_timeout, responses.next()).await {
+        Err(_) => {
+            return Err(KvError::Unavailable(
+                "etcd did not create the watch in time".into(),
+            ))
+        }
+        Ok(None) => return Err(KvError::Unavailable("etcd closed the watch".into())),
+        Ok(Some(Err(e))) => return Err(classify(e).into_kv()),
+        Ok(Some(Ok(r))) => r,
+    };
+    Ok((sender, responses, first))
 }
 
 /// Forward etcd's responses until the reader goes away or the watch fails.

@@ -3,12 +3,29 @@
 //! one registry per process and written in the Prometheus text format by
 //! [`Metrics::encode`]. Built on the `prometheus` crate.
 
-use std::sync::OnceLock;
+mod http;
+
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
 };
+
+pub use http::{serve_http, MetricsServerError};
+
+/// kube's `etcd_request_duration_seconds` buckets (the request buckets).
+pub const STORAGE_DURATION_BUCKETS: [f64; 23] = REQUEST_DURATION_BUCKETS;
+
+/// go-grpc-prometheus' `grpc_server_handling_seconds` buckets (Prometheus'
+/// default buckets).
+pub const GRPC_HANDLING_BUCKETS: [f64; 11] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// A refresh run before every scrape (object counts read from storage).
+pub type Refresh = Box<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// kube's `apiserver_request_duration_seconds` buckets.
 pub const REQUEST_DURATION_BUCKETS: [f64; 23] = [
@@ -38,7 +55,6 @@ pub struct RequestLabels {
 }
 
 /// Every metric of one process.
-#[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
     request_total: IntCounterVec,
@@ -46,6 +62,22 @@ pub struct Metrics {
     longrunning: IntGaugeVec,
     registered_watchers: IntGaugeVec,
     watch_events: IntCounterVec,
+    requested_deprecated_apis: IntGaugeVec,
+    grpc_started: IntCounterVec,
+    grpc_handled: IntCounterVec,
+    grpc_handling: HistogramVec,
+    storage_duration: HistogramVec,
+    storage_requests: IntCounterVec,
+    storage_errors: IntCounterVec,
+    storage_objects: IntGaugeVec,
+    resource_objects: IntGaugeVec,
+    refreshes: Mutex<Vec<std::sync::Arc<Refresh>>>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
 }
 
 /// Label names of the request counter (kube's order).
@@ -105,6 +137,92 @@ impl Metrics {
         registry.register(Box::new(longrunning.clone()))?;
         registry.register(Box::new(registered_watchers.clone()))?;
         registry.register(Box::new(watch_events.clone()))?;
+        let requested_deprecated_apis = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_requested_deprecated_apis",
+                "[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
+            ),
+            &["group", "version", "resource", "subresource", "removed_release"],
+        )?;
+        registry.register(Box::new(requested_deprecated_apis.clone()))?;
+        let grpc_labels = ["grpc_method", "grpc_service", "grpc_type"];
+        let grpc_started = IntCounterVec::new(
+            Opts::new(
+                "grpc_server_started_total",
+                "Total number of RPCs started on the server.",
+            ),
+            &grpc_labels,
+        )?;
+        let grpc_handled = IntCounterVec::new(
+            Opts::new(
+                "grpc_server_handled_total",
+                "Total number of RPCs completed on the server, regardless of success or failure.",
+            ),
+            &["grpc_code", "grpc_method", "grpc_service", "grpc_type"],
+        )?;
+        let grpc_handling = HistogramVec::new(
+            HistogramOpts::new(
+                "grpc_server_handling_seconds",
+                "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.",
+            )
+            .buckets(GRPC_HANDLING_BUCKETS.to_vec()),
+            &grpc_labels,
+        )?;
+        let storage_labels = ["operation", "group", "resource"];
+        let storage_duration = HistogramVec::new(
+            HistogramOpts::new(
+                "etcd_request_duration_seconds",
+                "[ALPHA] Etcd request latency in seconds for each operation and object type.",
+            )
+            .buckets(STORAGE_DURATION_BUCKETS.to_vec()),
+            &storage_labels,
+        )?;
+        let storage_requests = IntCounterVec::new(
+            Opts::new(
+                "etcd_requests_total",
+                "[ALPHA] Etcd request counts for each operation and object type.",
+            ),
+            &storage_labels,
+        )?;
+        let storage_errors = IntCounterVec::new(
+            Opts::new(
+                "etcd_request_errors_total",
+                "[ALPHA] Etcd failed request counts for each operation and object type.",
+            ),
+            &storage_labels,
+        )?;
+        let storage_objects = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_storage_objects",
+                "[STABLE] (Deprecated since 1.34.0) [DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+            ),
+            &["resource"],
+        )?;
+        let resource_objects = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_resource_objects",
+                "[ALPHA] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+            ),
+            &["group", "resource"],
+        )?;
+        for c in [
+            &grpc_started,
+            &grpc_handled,
+            &storage_requests,
+            &storage_errors,
+        ] {
+            registry.register(Box::new(c.clone()))?;
+        }
+        for h in [&grpc_handling, &storage_duration] {
+            registry.register(Box::new(h.clone()))?;
+        }
+        for g in [&storage_objects, &resource_objects] {
+            registry.register(Box::new(g.clone()))?;
+        }
+        #[cfg(target_os = "linux")]
+        registry.register(Box::new(
+            prometheus::process_collector::ProcessCollector::for_self(),
+        ))?;
         Ok(Metrics {
             registry,
             request_total,
@@ -112,6 +230,16 @@ impl Metrics {
             longrunning,
             registered_watchers,
             watch_events,
+            requested_deprecated_apis,
+            grpc_started,
+            grpc_handled,
+            grpc_handling,
+            storage_duration,
+            storage_requests,
+            storage_errors,
+            storage_objects,
+            resource_objects,
+            refreshes: Mutex::new(Vec::new()),
         })
     }
 
@@ -168,6 +296,22 @@ impl Metrics {
         LongRunning { gauge }
     }
 
+    /// A deprecated API was requested: its `apiserver_requested_deprecated_apis`
+    /// series is 1 from now on (`removed_release` empty when no removal is
+    /// planned).
+    pub fn deprecated_api_requested(
+        &self,
+        group: &str,
+        version: &str,
+        resource: &str,
+        subresource: &str,
+        removed_release: &str,
+    ) {
+        self.requested_deprecated_apis
+            .with_label_values(&[group, version, resource, subresource, removed_release])
+            .set(1);
+    }
+
     /// A watcher of `group`/`version`/`kind` registered; the guard
     /// unregisters it.
     pub fn watcher(&'static self, group: &str, version: &str, kind: &str) -> Watcher {
@@ -179,6 +323,87 @@ impl Metrics {
             gauge,
             events: self.watch_events.with_label_values(&[group, version, kind]),
         }
+    }
+
+    /// A gRPC call of `service`/`method` (`grpc_type` `unary` or
+    /// `server_stream`) started (go-grpc-prometheus' server metrics).
+    pub fn grpc_started(&self, service: &str, method: &str, kind: &str) {
+        self.grpc_started
+            .with_label_values(&[method, service, kind])
+            .inc();
+    }
+
+    /// A gRPC call ended with `code` (`OK`, `NotFound`, ...) after
+    /// `elapsed`.
+    pub fn grpc_handled(
+        &self,
+        service: &str,
+        method: &str,
+        kind: &str,
+        code: &str,
+        elapsed: Duration,
+    ) {
+        self.grpc_handled
+            .with_label_values(&[code, method, service, kind])
+            .inc();
+        self.grpc_handling
+            .with_label_values(&[method, service, kind])
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// One storage request (kube's `RecordEtcdRequest`): `operation` on
+    /// `group`/`resource` took `elapsed`, and failed when `failed`.
+    pub fn storage_request(
+        &self,
+        operation: &str,
+        group: &str,
+        resource: &str,
+        elapsed: Duration,
+        failed: bool,
+    ) {
+        let labels = [operation, group, resource];
+        self.storage_duration
+            .with_label_values(&labels)
+            .observe(elapsed.as_secs_f64());
+        self.storage_requests.with_label_values(&labels).inc();
+        if failed {
+            self.storage_errors.with_label_values(&labels).inc();
+        }
+    }
+
+    /// The number of stored objects of `group`/`resource` (kube's
+    /// `UpdateStoreStats`; -1 when the count failed). Sets both
+    /// `apiserver_storage_objects{resource}` (kube's `resource.group`) and
+    /// `apiserver_resource_objects{group,resource}`.
+    pub fn set_object_count(&self, group: &str, resource: &str, count: i64) {
+        let gr = if group.is_empty() {
+            resource.to_string()
+        } else {
+            format!("{resource}.{group}")
+        };
+        self.storage_objects.with_label_values(&[&gr]).set(count);
+        self.resource_objects
+            .with_label_values(&[group, resource])
+            .set(count);
+    }
+
+    /// Run `refresh` before every scrape ([`Metrics::scrape`]).
+    pub fn on_scrape(&self, refresh: Refresh) {
+        if let Ok(mut r) = self.refreshes.lock() {
+            r.push(std::sync::Arc::new(refresh));
+        }
+    }
+
+    /// Run the scrape refreshes, then [`Metrics::encode`].
+    pub async fn scrape(&self) -> Vec<u8> {
+        let refreshes: Vec<_> = match self.refreshes.lock() {
+            Ok(r) => r.clone(),
+            Err(_) => Vec::new(),
+        };
+        for r in refreshes {
+            r().await;
+        }
+        self.encode()
     }
 
     /// Every metric in the Prometheus text format (version 0.0.4).

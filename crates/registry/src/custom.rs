@@ -31,6 +31,10 @@ pub struct CustomResource {
     pub storage_version: String,
     /// `spec.conversion.strategy` is `Webhook`.
     pub conversion_webhook: bool,
+    /// `spec.conversion.webhook` as written (`clientConfig`,
+    /// `conversionReviewVersions`) when the strategy is `Webhook`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<Value>,
     /// The CRD is being deleted: creates are refused.
     pub terminating: bool,
 }

@@ -14,7 +14,9 @@
 
 mod builtin;
 mod catalog;
+pub mod conversion;
 mod custom;
+pub mod lifecycle;
 mod resource;
 mod schema;
 mod snapshot;

@@ -49,13 +49,14 @@ pub(crate) use with_message_limits;
 macro_rules! grpc_server {
     ($grpc:ident: $api:ident => $server:ident) => {
         impl $grpc {
-            /// The tonic service, with Keelson's message size limits.
-            pub fn into_server(self) -> $server<$grpc> {
-                $crate::service::with_message_limits!($server::new(self))
+            /// The tonic service, with Keelson's message size limits, gRPC
+            /// server metrics and server spans.
+            pub fn into_server(self) -> $crate::Observed<$server<$grpc>> {
+                $crate::Observed::new($crate::service::with_message_limits!($server::new(self)))
             }
 
             #[doc = concat!("Shorthand for `", stringify!($grpc), "::new(api).into_server()`.")]
-            pub fn server(api: std::sync::Arc<dyn $api>) -> $server<$grpc> {
+            pub fn server(api: std::sync::Arc<dyn $api>) -> $crate::Observed<$server<$grpc>> {
                 Self::new(api).into_server()
             }
         }
@@ -70,7 +71,7 @@ macro_rules! remote_client {
         $(#[$doc])*
         #[derive(Clone, Debug)]
         pub struct $name {
-            client: $client<tonic::transport::Channel>,
+            client: $client<$crate::observe::TracedChannel>,
         }
 
         impl $name {
@@ -90,7 +91,9 @@ macro_rules! remote_client {
             /// A client over an existing channel.
             pub fn from_channel(channel: tonic::transport::Channel) -> Self {
                 $name {
-                    client: $crate::service::with_message_limits!($client::new(channel)),
+                    client: $crate::service::with_message_limits!($client::new(
+                        $crate::observe::Traced::new(channel)
+                    )),
                 }
             }
         }

@@ -9,7 +9,6 @@ use keelson_api::{
 };
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
 use serde_json::Value;
-use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
 use crate::change_stream::{from_pb_stream, to_pb_stream, PbEventStream};
@@ -169,6 +168,7 @@ impl Store for StoreGrpc {
                 .as_deref()
                 .and_then(keelson_apimachinery::options::PropagationPolicy::parse),
             orphan_dependents: r.orphan_dependents,
+            ignore_store_read_error: r.ignore_store_read_error,
         };
         let (outcome, object) = match self.api.delete(&key, opts).await.map_err(status)? {
             DeleteOutcome::Deleted(v) => (pb::DeleteOutcome::Deleted, v),
@@ -322,7 +322,7 @@ impl RemoteStore {
             .into_inner())
     }
 
-    fn client(&self) -> StoreClient<Channel> {
+    fn client(&self) -> StoreClient<crate::observe::TracedChannel> {
         self.client.clone()
     }
 }
@@ -383,6 +383,7 @@ impl StoreApi for RemoteStore {
             grace_period_seconds: opts.grace_period_seconds,
             propagation_policy: opts.propagation_policy.map(|p| p.as_str().to_string()),
             orphan_dependents: opts.orphan_dependents,
+            ignore_store_read_error: opts.ignore_store_read_error,
         };
         let resp = self.client().delete(req).await.map_err(err)?.into_inner();
         let object = from_json_bytes(SERVICE, "object", &resp.object)?;

@@ -18,7 +18,8 @@ use serde_json::{Map, Value};
 
 use crate::ServiceError;
 
-/// The flags every service has: `--listen` and `--config`.
+/// The flags every service has: `--listen`, `--config` and
+/// `--metrics-bind-address`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct CommonFlags {
@@ -29,6 +30,11 @@ pub struct CommonFlags {
     #[arg(long, env = "KEELSON_CONFIG", value_name = "FILE")]
     #[serde(skip)]
     pub config: Option<PathBuf>,
+    /// Where /metrics is served (HOST:PORT; 0 turns it off) [default: the
+    /// --listen host, its port + 2000]
+    #[arg(long, env = "KEELSON_METRICS_BIND_ADDRESS", value_name = "ADDR")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_bind_address: Option<String>,
 }
 
 impl CommonFlags {
@@ -58,7 +64,9 @@ pub trait ServiceFlags: clap::Parser + Serialize + DeserializeOwned {
 
     /// Resolve flags and env over the config file over the defaults.
     fn into_config(self) -> Result<Self::Config, ServiceError> {
-        layer(self).map(Self::Config::from)
+        let flags = layer(self)?;
+        crate::listen::set_metrics_bind(flags.common().metrics_bind_address.as_deref())?;
+        Ok(Self::Config::from(flags))
     }
 
     /// The `--config` file, if one was given.

@@ -18,6 +18,9 @@ pub struct StoreConfig {
     /// How object keys are laid out: Keelson's (sled, the default) or
     /// kube-apiserver's (etcd).
     pub key_layout: crate::keys::KeyLayout,
+    /// How object values are encoded: Keelson's JSON (the default) or
+    /// kube-apiserver's (Protobuf for built-in kinds).
+    pub value_codec: crate::codec::ValueCodec,
 }
 
 impl Default for StoreConfig {
@@ -28,6 +31,7 @@ impl Default for StoreConfig {
             cache_capacity: 64 * 1024 * 1024,
             bootstrap_namespaces: true,
             key_layout: crate::keys::KeyLayout::Keelson,
+            value_codec: crate::codec::ValueCodec::Json,
         }
     }
 }

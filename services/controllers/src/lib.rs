@@ -8,6 +8,7 @@
 //! | flag | env | config file key | default |
 //! |---|---|---|---|
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7006` |
+//! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9006` (the `--listen` port + 2000) |
 //! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
@@ -118,9 +119,10 @@ pub async fn serve(
     Ok(())
 }
 
-/// ClusterRole aggregation, and the per-namespace `default`
-/// ServiceAccount and `kube-root-ca.crt`, each stopping when `draining`
-/// starts (the gateway reconciles the bootstrap RBAC policy as it starts).
+/// ClusterRole aggregation, the per-namespace `default` ServiceAccount and
+/// `kube-root-ca.crt`, and the disruption controller (PodDisruptionBudget
+/// status), each stopping when `draining` starts (the gateway reconciles
+/// the bootstrap RBAC policy as it starts).
 fn spawn_auth_controllers(
     store: Arc<RemoteStore>,
     draining: &keelson_runtime::Draining,
@@ -130,7 +132,10 @@ fn spawn_auth_controllers(
     vec![
         tokio::spawn(AggregationController::new(store.clone()).run(draining.clone().started())),
         tokio::spawn(ServiceAccountController::new(store.clone()).run(draining.clone().started())),
-        tokio::spawn(RootCaController::new(store).run(draining.clone().started())),
+        tokio::spawn(RootCaController::new(store.clone()).run(draining.clone().started())),
+        tokio::spawn(
+            keelson_controllers::DisruptionController::new(store).run(draining.clone().started()),
+        ),
     ]
 }
 

@@ -9,6 +9,8 @@
 //! authentication, body limits — then `handlers`, one module per verb and
 //! subresource; `server` is the TLS listener and connection loop.
 
+pub mod apiconfig;
+pub mod audit;
 mod coalesce;
 pub mod compression;
 pub mod filters;
@@ -50,6 +52,9 @@ pub struct GatewayConfig {
     pub secure_port: u16,
     /// Extra subject alternative names for the serving certificate.
     pub tls_sans: Vec<String>,
+    /// The server URL written into the kubeconfig (default: the bound
+    /// address, `https://ADDR:PORT`).
+    pub kubeconfig_server: Option<String>,
     /// Serve kube's `etcd` check in `/livez` and `/readyz` (the store's
     /// readiness, when the store runs on etcd).
     pub etcd_health_check: bool,
@@ -73,8 +78,15 @@ pub struct GatewayFlags {
     /// Extra subject alternative names for the serving certificate.
     #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
     pub tls_sans: Vec<String>,
+    /// The server URL written into `<data-dir>/kubeconfig` (default: the
+    /// bound address); e.g. the published address of a container.
+    #[arg(long = "kubeconfig-server", env = "KEELSON_KUBECONFIG_SERVER")]
+    pub kubeconfig_server: Option<String>,
     #[command(flatten)]
     pub auth: AuthFlags,
+    /// `--runtime-config` and `--feature-gates`.
+    #[command(flatten)]
+    pub api: apiconfig::ApiFlags,
 }
 
 /// kube-apiserver's authentication and authorization flags.
@@ -117,6 +129,10 @@ pub struct AuthFlags {
         value_delimiter = ','
     )]
     pub api_audiences: Vec<String>,
+    /// kube-apiserver's audit flags (`--audit-policy-file`,
+    /// `--audit-log-*`).
+    #[command(flatten)]
+    pub audit: audit::AuditFlags,
 }
 
 impl Default for AuthFlags {
@@ -129,6 +145,10 @@ impl Default for AuthFlags {
             service_account_signing_key_file: None,
             service_account_key_files: Vec::new(),
             api_audiences: Vec::new(),
+            audit: audit::AuditFlags {
+                audit_log_format: "json".into(),
+                ..Default::default()
+            },
         }
     }
 }
@@ -140,6 +160,7 @@ impl From<GatewayFlags> for GatewayConfig {
             bind_address: f.bind_address,
             secure_port: f.secure_port,
             tls_sans: f.tls_sans,
+            kubeconfig_server: f.kubeconfig_server,
             etcd_health_check: false,
             auth: f.auth,
         }
@@ -172,6 +193,7 @@ impl Default for GatewayConfig {
             bind_address: IpAddr::from([127, 0, 0, 1]),
             secure_port: 6443,
             tls_sans: Vec::new(),
+            kubeconfig_server: None,
             etcd_health_check: false,
             auth: AuthFlags::default(),
         }
@@ -191,6 +213,8 @@ pub enum GatewayError {
     Tls(String),
     #[error("{0}")]
     Auth(#[from] keelson_auth::authn::AuthnError),
+    #[error("{0}")]
+    Audit(#[from] audit::AuditError),
     #[error("bind {addr}: {source}")]
     Bind {
         addr: SocketAddr,

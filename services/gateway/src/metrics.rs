@@ -101,13 +101,97 @@ impl Drop for WatchGuard {
     }
 }
 
-/// `GET /metrics`.
-pub fn serve() -> Response<Body> {
+/// `GET /metrics` (the scrape refreshes first: the embedded store's
+/// object counts).
+pub async fn serve() -> Response<Body> {
     bytes_response(
         200,
         keelson_metrics::CONTENT_TYPE,
-        Metrics::global().encode(),
+        Metrics::global().scrape().await,
     )
+}
+
+/// kube-apiserver's span name: `METHOD /api/v1/namespaces/{:namespace}/pods/{:name}`
+/// for a resource request, the bare method otherwise.
+pub fn span_name(info: &RequestInfo, method: &Method) -> String {
+    let Target::Resource(ri) = &info.target else {
+        return method.as_str().to_string();
+    };
+    let mut name = format!("{} /", method.as_str());
+    if ri.group.is_empty() {
+        name.push_str("api");
+    } else {
+        name.push_str("apis/");
+        name.push_str(&ri.group);
+    }
+    name.push('/');
+    name.push_str(&ri.version);
+    if !ri.namespace.is_empty() {
+        name.push_str("/namespaces/{:namespace}");
+    }
+    name.push('/');
+    name.push_str(&ri.resource);
+    if !ri.name.is_empty() {
+        name.push_str("/{:name}");
+    }
+    if !ri.subresource.is_empty() {
+        name.push('/');
+        name.push_str(&ri.subresource);
+    }
+    name
+}
+
+/// The request's server span, as kube-apiserver's `WithTracing` makes it
+/// (otelhttp's attributes and kube's `http.target`), child of the
+/// request's W3C `traceparent` when it has one. `Span::none()` when tracing
+/// is off.
+pub fn request_span<B>(req: &http::Request<B>, info: &RequestInfo) -> tracing::Span {
+    use keelson_runtime::telemetry;
+    if !telemetry::enabled() {
+        return tracing::Span::none();
+    }
+    let target = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str())
+        .unwrap_or("/");
+    let user_agent = req
+        .headers()
+        .get(http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let version = match req.version() {
+        http::Version::HTTP_2 => "2",
+        http::Version::HTTP_10 => "1.0",
+        _ => "1.1",
+    };
+    let span = tracing::info_span!(
+        target: telemetry::TARGET,
+        "HTTP",
+        otel.name = %span_name(info, req.method()),
+        otel.kind = "server",
+        http.method = %req.method(),
+        http.scheme = "https",
+        http.target = %target,
+        user_agent.original = %user_agent,
+        net.protocol.version = version,
+        http.status_code = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    );
+    telemetry::set_parent_from(&span, req.headers());
+    span
+}
+
+/// Record the answer's status on the request span (5xx: an error, as
+/// otelhttp marks it).
+pub fn end_span(span: &tracing::Span, code: u16) {
+    if span.is_none() {
+        return;
+    }
+    span.record("http.status_code", code);
+    if code >= 500 {
+        span.record("otel.status_code", "ERROR");
+    }
 }
 
 #[cfg(test)]
@@ -121,6 +205,27 @@ mod tests {
         }
         let q = Query::parse(Some(query));
         labels(&RequestInfo::new(&method, path, &q), &method, &q, &h)
+    }
+
+    #[test]
+    fn span_names_as_kube_makes_them() {
+        let name = |m: Method, path: &str| {
+            let q = Query::parse(None);
+            span_name(&RequestInfo::new(&m, path, &q), &m)
+        };
+        assert_eq!(
+            name(Method::POST, "/api/v1/namespaces/d/configmaps"),
+            "POST /api/v1/namespaces/{:namespace}/configmaps"
+        );
+        assert_eq!(
+            name(
+                Method::GET,
+                "/apis/apps/v1/namespaces/d/deployments/x/scale"
+            ),
+            "GET /apis/apps/v1/namespaces/{:namespace}/deployments/{:name}/scale"
+        );
+        assert_eq!(name(Method::GET, "/api/v1/nodes"), "GET /api/v1/nodes");
+        assert_eq!(name(Method::GET, "/readyz"), "GET");
     }
 
     #[test]

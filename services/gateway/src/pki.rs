@@ -4,7 +4,6 @@
 //! admin bearer token (a second admin user), the ServiceAccount token
 //! signing key (`pki/sa.key`) and a kubeconfig.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use rand::Rng;
@@ -168,25 +167,18 @@ pub fn service_account_key(data_dir: &Path) -> Result<PathBuf, GatewayError> {
     Ok(path)
 }
 
-/// Write `<data-dir>/kubeconfig` pointing at `addr` with the CA: the
+/// Write `<data-dir>/kubeconfig` pointing at `server` with the CA: the
 /// current context authenticates by the admin client certificate; the
 /// `keelson-token` context by the admin bearer token.
 pub fn write_kubeconfig(
     data_dir: &Path,
-    addr: SocketAddr,
+    server: &str,
     creds: &Credentials,
 ) -> Result<PathBuf, GatewayError> {
     use base64::Engine;
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s.as_bytes());
     let ca = b64(&creds.ca_pem);
     let (cert, key) = (b64(&creds.admin_cert_pem), b64(&creds.admin_key_pem));
-    let host = match addr.ip() {
-        std::net::IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
-        std::net::IpAddr::V4(ip) => ip.to_string(),
-        std::net::IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
-        std::net::IpAddr::V6(ip) => format!("[{}]", ip),
-    };
-    let server = format!("https://{}:{}", host, addr.port());
     let kubeconfig = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: keelson\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\ncontexts:\n- name: keelson\n  context:\n    cluster: keelson\n    user: {ADMIN_USER}\n    namespace: default\n- name: keelson-token\n  context:\n    cluster: keelson\n    user: keelson-admin\n    namespace: default\ncurrent-context: keelson\nusers:\n- name: {ADMIN_USER}\n  user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\n- name: keelson-admin\n  user:\n    token: {token}\npreferences: {{}}\n",
         token = creds.token

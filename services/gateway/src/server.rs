@@ -1,7 +1,7 @@
 //! TLS listener and the HTTP/1.1 + HTTP/2 connection loop.
 
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -91,7 +91,16 @@ pub(crate) async fn start(
     let addr = listener
         .local_addr()
         .map_err(|source| GatewayError::Bind { addr, source })?;
-    let kubeconfig = pki::write_kubeconfig(&config.data_dir, addr, &creds)?;
+    let server = config.kubeconfig_server.clone().unwrap_or_else(|| {
+        let host = match addr.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
+            IpAddr::V4(ip) => ip.to_string(),
+            IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+        };
+        format!("https://{host}:{}", addr.port())
+    });
+    let kubeconfig = pki::write_kubeconfig(&config.data_dir, &server, &creds)?;
     // The API server's own objects: the `kubernetes` Service, Endpoints
     // and EndpointSlice, and the published client CA.
     // The first pass is awaited (bounded), so that the CA is published
@@ -229,6 +238,7 @@ fn auth_state(
             rbac,
         },
         service_accounts,
+        audit: crate::audit::Auditor::from_flags(&auth.audit)?,
         followers,
         backends,
         discovery: keelson_discovery::DiscoveryCache::new(),
@@ -269,6 +279,10 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
                 let state = state.clone();
                 if let Some(p) = &peer_user {
                     req.extensions_mut().insert(p.clone());
+                }
+                if state.audit.is_some() {
+                    req.extensions_mut()
+                        .insert(crate::audit::RemoteAddr(peer.ip()));
                 }
                 // Boxed: hyper keeps a stream's service future inline in
                 // the stream's state for as long as the response body

@@ -22,6 +22,9 @@ use keelson_api::{AdmissionApi, MergeApi, StoreApi, WatchCacheApi};
 struct Flags {
     #[command(flatten)]
     gateway: keelson_gateway::GatewayFlags,
+    /// kube's `--tracing-config-file` (OpenTelemetry traces over OTLP).
+    #[command(flatten)]
+    tracing: keelson_runtime::TracingFlags,
     /// How long old revisions are kept before compaction (e.g. `5m`, `10s`).
     #[arg(long = "etcd-compaction-interval", env = "KEELSON_ETCD_COMPACTION_INTERVAL", default_value = "5m", value_parser = humantime::parse_duration)]
     retention: Duration,
@@ -31,21 +34,26 @@ struct Flags {
 }
 
 fn main() -> std::process::ExitCode {
-    keelson_runtime::main("keelson", run(Flags::parse()))
+    let flags = Flags::parse();
+    let telemetry = keelson_runtime::TelemetryOptions::from(&flags.tracing);
+    keelson_runtime::main_with("keelson", telemetry, run(flags))
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let data_dir = flags.gateway.data_dir.clone();
     std::fs::create_dir_all(&data_dir)?;
     let storage = flags.storage.storage();
-    let on_etcd = matches!(storage, keelson_store_service::Storage::Etcd(_));
+    let on_etcd = matches!(storage, keelson_store_service::Storage::Etcd(..));
     let store =
         keelson_store_service::open_storage(&storage, &data_dir.join("store"), flags.retention)
             .await?;
-    let store: Arc<dyn StoreApi> = Arc::new(store);
+    // kube's storage metrics, on the gateway's /metrics.
+    let store: Arc<dyn StoreApi> = Arc::new(keelson_storage::MeteredStore::new(store));
     // One live catalog shared by admission, merge and the gateway, kept in
     // step with the stored CustomResourceDefinitions.
     let catalog = keelson_registry::Catalog::builtin();
+    // `--runtime-config` and `--feature-gates`, before anything reads the catalog.
+    flags.gateway.api.apply(&catalog)?;
     keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
     let admission: Arc<dyn AdmissionApi> = Arc::new(keelson_admission::LocalAdmission::new(
         store.clone(),
@@ -79,6 +87,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         tokio::spawn(AggregationController::new(store.clone()).run(pending()));
         tokio::spawn(ServiceAccountController::new(store.clone()).run(pending()));
         tokio::spawn(RootCaController::new(store.clone()).run(pending()));
+        tokio::spawn(keelson_controllers::DisruptionController::new(store.clone()).run(pending()));
     }
     let backends = keelson_gateway::Backends {
         store,

@@ -6,6 +6,7 @@
 //! | flag | env | config file key | default |
 //! |---|---|---|---|
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7003` |
+//! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9003` (the `--listen` port + 2000) |
 //! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!

@@ -10,16 +10,21 @@
 //! |---|---|---|---|
 //! | `--data-dir DIR` | `KEELSON_DATA_DIR` | `data-dir` | `./keelson-data` |
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7001` |
+//! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9001` (the `--listen` port + 2000) |
 //! | `--retention DUR` (alias `--etcd-compaction-interval`) | `KEELSON_RETENTION` | `retention` | `5m` |
 //! | `--storage-backend sled\|etcd3` | `KEELSON_STORAGE_BACKEND` | `storage-backend` | `sled` |
 //! | `--etcd-servers URL,...` | `KEELSON_ETCD_SERVERS` | `etcd-servers` | `http://127.0.0.1:2379` |
 //! | `--etcd-prefix PREFIX` | `KEELSON_ETCD_PREFIX` | `etcd-prefix` | `/registry` |
 //! | `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile` | `KEELSON_ETCD_CAFILE`, ... | `etcd-cafile`, ... | none |
+//! | `--etcd-layout keelson\|kube` | `KEELSON_ETCD_LAYOUT` | `etcd-layout` | `keelson` |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! On etcd, `--etcd-compaction-interval` is kube's: every interval one
 //! replica compacts etcd to the revision seen an interval before; keys are
 //! laid out as kube-apiserver's (`/registry/configmaps/<ns>/<name>`).
+//! Values are Keelson's JSON, or with `--etcd-layout=kube` kube-apiserver's
+//! own (Protobuf for built-in kinds, JSON for custom resources), so one
+//! etcd can be served by either.
 //!
 //! Durations are bare seconds (`300`) or with units (`10s`, `5m`, `1h30m`).
 //! The optional `--config` file is TOML whose keys are the flag names.
@@ -40,7 +45,7 @@ use keelson_kv_etcd::{Compactor, EtcdConfig, EtcdKv};
 use keelson_rpc::StoreGrpc;
 use keelson_runtime::bind_and_announce;
 use keelson_storage::keys::KeyLayout;
-use keelson_storage::{LocalStore, StoreConfig};
+use keelson_storage::{LocalStore, StoreConfig, ValueCodec};
 use tokio::net::TcpListener;
 
 pub use keelson_runtime::parse_duration;
@@ -99,14 +104,50 @@ pub enum StorageBackend {
     Etcd3,
 }
 
+/// `--etcd-layout`: how values are written to etcd.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub enum EtcdLayout {
+    /// Keelson's JSON for every object.
+    #[default]
+    #[value(name = "keelson")]
+    #[serde(rename = "keelson")]
+    Keelson,
+    /// kube-apiserver's values: Kubernetes Protobuf for built-in kinds,
+    /// JSON for custom resources (an etcd kube-apiserver wrote, or will
+    /// read).
+    #[value(name = "kube")]
+    #[serde(rename = "kube")]
+    Kube,
+}
+
+impl EtcdLayout {
+    /// The store's value codec for this layout.
+    pub fn value_codec(self) -> ValueCodec {
+        match self {
+            EtcdLayout::Keelson => ValueCodec::Json,
+            EtcdLayout::Kube => ValueCodec::Kube,
+        }
+    }
+}
+
 /// Where the objects live: the resolved storage flags.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Storage {
     /// sled in the data directory.
     #[default]
     Sled,
-    /// etcd.
-    Etcd(EtcdConfig),
+    /// etcd, with values in the given layout.
+    Etcd(EtcdConfig, EtcdLayout),
 }
 
 /// The storage flags, named as kube-apiserver's; shared by `keelson-store`
@@ -158,6 +199,10 @@ pub struct StorageFlags {
     )]
     #[serde(default, rename = "etcd-keyfile")]
     pub etcd_keyfile: Option<PathBuf>,
+    /// Values in etcd: keelson (JSON) or kube (kube-apiserver's: Protobuf for built-in kinds) [default: keelson]
+    #[arg(long, env = "KEELSON_ETCD_LAYOUT", value_enum, value_name = "LAYOUT")]
+    #[serde(default)]
+    pub etcd_layout: Option<EtcdLayout>,
 }
 
 impl StorageFlags {
@@ -173,7 +218,7 @@ impl StorageFlags {
                     .map(|s| s.trim().to_string())
                     .filter(|s| !s.is_empty())
                     .collect();
-                Storage::Etcd(EtcdConfig {
+                let config = EtcdConfig {
                     endpoints: if servers.is_empty() {
                         defaults.endpoints.clone()
                     } else {
@@ -184,7 +229,8 @@ impl StorageFlags {
                     cert_file: self.etcd_certfile.clone(),
                     key_file: self.etcd_keyfile.clone(),
                     ..defaults
-                })
+                };
+                Storage::Etcd(config, self.etcd_layout.unwrap_or_default())
             }
         }
     }
@@ -216,9 +262,9 @@ pub async fn open_storage(
                     source,
                 })
         }
-        Storage::Etcd(etcd) => {
+        Storage::Etcd(etcd, layout) => {
             let servers = etcd.endpoints.join(",");
-            tracing::info!(%servers, prefix = %etcd.prefix, compaction = ?compaction, "opening store on etcd");
+            tracing::info!(%servers, prefix = %etcd.prefix, layout = ?layout, compaction = ?compaction, "opening store on etcd");
             // etcd may start after the store (a fleet coming up): retry
             // for a minute, as kube-apiserver waits for its etcd.
             let deadline = std::time::Instant::now() + ETCD_STARTUP_WAIT;
@@ -230,6 +276,7 @@ pub async fn open_storage(
                         // etcd is compacted by kube's compactor below.
                         compaction_interval: None,
                         key_layout: KeyLayout::Kube,
+                        value_codec: layout.value_codec(),
                         ..Default::default()
                     };
                     let store = LocalStore::with_kv(Arc::new(kv.clone()), store_config)
@@ -344,7 +391,9 @@ pub async fn serve(
 ) -> Result<(), ServiceError> {
     // Watches (the watch replicas' followers) end as soon as shutdown
     // starts, instead of holding the drain open.
-    let store = Arc::new(store);
+    // kube's storage metrics (request latencies, object counts) on the
+    // service's /metrics.
+    let store = Arc::new(keelson_storage::MeteredStore::new(store));
     keelson_rpc::serve_service("store", listener, shutdown, |draining| {
         let grpc = StoreGrpc::new(store).with_draining(draining);
         tonic::transport::Server::builder().add_service(grpc.into_server())

@@ -91,7 +91,7 @@ fn storage_flags_are_kube_apiservers() {
         "--etcd-keyfile=/pki/c.key",
     ])
     .unwrap();
-    let Storage::Etcd(etcd) = cfg.storage else {
+    let Storage::Etcd(etcd, _) = cfg.storage else {
         panic!("{:?}", cfg.storage)
     };
     assert_eq!(
@@ -103,11 +103,20 @@ fn storage_flags_are_kube_apiservers() {
     assert_eq!(etcd.cert_file, Some(PathBuf::from("/pki/c.crt")));
     assert_eq!(etcd.key_file, Some(PathBuf::from("/pki/c.key")));
 
-    let Storage::Etcd(defaults) = parse(&["--storage-backend", "etcd3"]).unwrap().storage else {
+    let Storage::Etcd(defaults, layout) = parse(&["--storage-backend", "etcd3"]).unwrap().storage
+    else {
         panic!("etcd3")
     };
     assert_eq!(defaults.endpoints, ["http://127.0.0.1:2379"]);
     assert_eq!(defaults.prefix, "/registry");
+    assert_eq!(layout, EtcdLayout::Keelson);
+    let Storage::Etcd(_, kube) = parse(&["--storage-backend=etcd3", "--etcd-layout=kube"])
+        .unwrap()
+        .storage
+    else {
+        panic!("etcd3")
+    };
+    assert_eq!(kube, EtcdLayout::Kube);
 
     let err = Cli::try_parse_from(["keelson-store", "--storage-backend", "etcd2"]).unwrap_err();
     assert!(
@@ -127,7 +136,7 @@ fn storage_flags_come_from_the_config_file_too() {
     )
     .unwrap();
     let p = path.to_str().unwrap();
-    let Storage::Etcd(etcd) = parse(&["--config", p]).unwrap().storage else {
+    let Storage::Etcd(etcd, _) = parse(&["--config", p]).unwrap().storage else {
         panic!("etcd3 from the file")
     };
     assert_eq!(
@@ -153,9 +162,13 @@ async fn the_store_on_etcd_uses_kubes_keys_and_times_out_with_504() {
         ..Default::default()
     };
     let dir = tempfile::tempdir().unwrap();
-    let store = open_storage(&Storage::Etcd(config.clone()), dir.path(), Duration::ZERO)
-        .await
-        .unwrap();
+    let store = open_storage(
+        &Storage::Etcd(config.clone(), EtcdLayout::Keelson),
+        dir.path(),
+        Duration::ZERO,
+    )
+    .await
+    .unwrap();
     let key = ObjectKey::new(GroupResource::new("", "configmaps"), "default", "x");
     let cm = serde_json::json!({
         "apiVersion": "v1", "kind": "ConfigMap",

@@ -8,6 +8,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+pub mod kubectl_suite;
+
 /// Watch-cache replicas in distributed mode.
 pub const WATCH_REPLICAS: usize = 2;
 
@@ -43,6 +45,9 @@ fn spawn_and_wait<T: Send + 'static>(
     cmd: &mut Command,
     want: fn(&str) -> Option<T>,
 ) -> (Child, T) {
+    START_ENV.with(|env| {
+        cmd.envs(env.borrow().iter().cloned());
+    });
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -50,9 +55,15 @@ fn spawn_and_wait<T: Send + 'static>(
         .unwrap_or_else(|e| panic!("spawn {name}: {e}"));
     let stdout = child.stdout.take().expect("stdout");
     let (tx, rx) = mpsc::channel();
+    let pid = child.id();
     std::thread::spawn(move || {
         let mut sent = false;
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(addr) = line.strip_prefix("metrics listening on ") {
+                if let Ok(mut m) = METRICS_ADDRS.lock() {
+                    m.insert(pid, addr.trim().to_string());
+                }
+            }
             if !sent {
                 if let Some(v) = want(&line) {
                     let _ = tx.send(v);
@@ -69,6 +80,17 @@ fn spawn_and_wait<T: Send + 'static>(
         }
     }
 }
+
+thread_local! {
+    /// Environment given to every process a start on this thread spawns
+    /// (see [`Cluster::start_with_env`]).
+    static START_ENV: std::cell::RefCell<Vec<(String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `metrics listening on ADDR` of each spawned process, by pid.
+static METRICS_ADDRS: std::sync::Mutex<std::collections::BTreeMap<u32, String>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
 
 fn listening(line: &str) -> Option<String> {
     line.strip_prefix("listening on ")
@@ -100,12 +122,40 @@ impl Cluster {
         c
     }
 
+    /// Start a fresh server in `mode` whose every process gets `env` too
+    /// (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`).
+    pub fn start_with_env(mode: Mode, env: &[(&str, &str)]) -> Cluster {
+        START_ENV.with(|e| {
+            *e.borrow_mut() = env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        });
+        let c = Cluster::start(mode);
+        START_ENV.with(|e| e.borrow_mut().clear());
+        c
+    }
+
+    /// `http://ADDR/metrics` of the process named `name` (`keelson-store`,
+    /// `keelson-watch-0`, ...), as it announced it.
+    pub fn metrics_url(&self, name: &str) -> Option<String> {
+        let (_, child) = self.children.iter().find(|(n, _)| n == name)?;
+        let addrs = METRICS_ADDRS.lock().ok()?;
+        // Printed right after `listening on`, so read by the time the
+        // cluster is ready.
+        addrs
+            .get(&child.id())
+            .map(|a| format!("http://{a}/metrics"))
+    }
+
     /// Start a server on an existing data directory.
     pub fn start_in(mode: Mode, data_dir: &Path) -> Cluster {
         Cluster::start_in_with(mode, data_dir, &[])
     }
 
-    fn start_in_with(mode: Mode, data_dir: &Path, store_args: &[&str]) -> Cluster {
+    /// Start a server on an existing data directory with extra flags for
+    /// the process that owns the store.
+    pub fn start_in_with(mode: Mode, data_dir: &Path, store_args: &[&str]) -> Cluster {
         let mut children = Vec::new();
         let url = match mode {
             Mode::Embedded => {
@@ -214,6 +264,37 @@ impl Cluster {
             children,
             data_dir: data_dir.to_path_buf(),
             kubeconfig: data_dir.join("kubeconfig"),
+            url,
+            token,
+            ca_pem,
+            home: tempfile::tempdir().expect("home"),
+            _dir: None,
+        };
+        c.wait_ready();
+        c
+    }
+
+    /// A server started elsewhere (by Compose) that wrote its kubeconfig,
+    /// token and CA to `data_dir`: reached through that kubeconfig as it
+    /// is; no process of its own to stop.
+    pub fn attach(data_dir: &Path) -> Cluster {
+        let kubeconfig = data_dir.join("kubeconfig");
+        let text = std::fs::read_to_string(&kubeconfig).expect("kubeconfig");
+        let url = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("server: "))
+            .expect("a server in the kubeconfig")
+            .to_string();
+        let token = std::fs::read_to_string(data_dir.join("admin-token"))
+            .expect("admin-token")
+            .trim()
+            .to_string();
+        let ca_pem = std::fs::read(data_dir.join("pki/ca.crt")).expect("ca.crt");
+        let c = Cluster {
+            mode: Mode::Distributed,
+            children: Vec::new(),
+            data_dir: data_dir.to_path_buf(),
+            kubeconfig,
             url,
             token,
             ca_pem,

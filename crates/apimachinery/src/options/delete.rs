@@ -66,6 +66,11 @@ pub struct DeleteOptions {
     pub orphan_dependents: Option<bool>,
     /// `dryRun=All`.
     pub dry_run: bool,
+    /// `ignoreStoreReadErrorWithClusterBreakingPotential`: delete an object
+    /// whose stored value cannot be read (KEP-3926). Honoured only with the
+    /// `AllowUnsafeMalformedObjectDeletion` gate; see
+    /// [`DeleteOptions::validate_unsafe_delete`].
+    pub ignore_store_read_error: bool,
 }
 
 impl DeleteOptions {
@@ -96,6 +101,12 @@ impl DeleteOptions {
             .and_then(Value::as_bool)
             .or_else(|| q.kube_bool("orphanDependents"));
 
+        let ignore_store_read_error = body
+            .get("ignoreStoreReadErrorWithClusterBreakingPotential")
+            .and_then(Value::as_bool)
+            .or_else(|| q.kube_bool("ignoreStoreReadErrorWithClusterBreakingPotential"))
+            .unwrap_or(false);
+
         let mut errs = Vec::new();
         if let (Some(p), Some(_)) = (&policy, orphan_dependents) {
             errs.push(FieldError::invalid(
@@ -122,7 +133,42 @@ impl DeleteOptions {
             propagation_policy,
             orphan_dependents,
             dry_run,
+            ignore_store_read_error,
         })
+    }
+
+    /// kube's `ValidateIgnoreStoreReadError`, for a server with the
+    /// `AllowUnsafeMalformedObjectDeletion` gate on (with it off the option
+    /// is dropped before validation): the option goes alone, without
+    /// `dryRun`, `propagationPolicy`, `orphanDependents`,
+    /// `gracePeriodSeconds` or `preconditions`.
+    pub fn validate_unsafe_delete(&self) -> ApiResult<()> {
+        if !self.ignore_store_read_error {
+            return Ok(());
+        }
+        const FIELD: &str = "ignoreStoreReadErrorWithClusterBreakingPotential";
+        let conflicts = [
+            (self.dry_run, ".dryRun"),
+            (self.propagation_policy.is_some(), ".propagationPolicy"),
+            (self.orphan_dependents.is_some(), ".orphanDependents"),
+            (self.grace_period_seconds.is_some(), ".gracePeriodSeconds"),
+            (
+                self.preconditions.uid.is_some() || self.preconditions.resource_version.is_some(),
+                ".preconditions",
+            ),
+        ];
+        let errs: Vec<FieldError> = conflicts
+            .iter()
+            .filter(|(set, _)| *set)
+            .map(|(_, other)| {
+                FieldError::invalid(FIELD, true, &format!("cannot be set together with {other}"))
+            })
+            .collect();
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid_options("DeleteOptions", &errs))
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub enum StatusReason {
     Invalid,
     /// `ServerTimeout` (500, retry).
     ServerTimeout,
-    /// `StoreReadError` (500).
+    /// `StorageReadError` (500; Go name `StatusReasonStoreReadError`).
     StoreReadError,
     /// `Timeout` (504).
     Timeout,
@@ -94,7 +94,7 @@ impl StatusReason {
             StatusReason::Gone => "Gone",
             StatusReason::Invalid => "Invalid",
             StatusReason::ServerTimeout => "ServerTimeout",
-            StatusReason::StoreReadError => "StoreReadError",
+            StatusReason::StoreReadError => "StorageReadError",
             StatusReason::Timeout => "Timeout",
             StatusReason::TooManyRequests => "TooManyRequests",
             StatusReason::BadRequest => "BadRequest",

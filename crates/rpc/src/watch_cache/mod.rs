@@ -3,6 +3,9 @@
 
 mod chunks;
 mod convert;
+mod shared;
+
+pub use shared::{SharedWatches, SharingLimits};
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -63,15 +66,20 @@ impl WatchCacheGrpc {
         self
     }
 
-    /// The tonic service, with Keelson's message size limits.
-    pub fn into_server(self) -> WatchCacheServer<WatchCacheGrpc> {
-        WatchCacheServer::new(self)
-            .max_decoding_message_size(MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(MAX_MESSAGE_SIZE)
+    /// The tonic service, with Keelson's message size limits, gRPC server
+    /// metrics and server spans.
+    pub fn into_server(self) -> crate::Observed<WatchCacheServer<WatchCacheGrpc>> {
+        crate::Observed::new(
+            WatchCacheServer::new(self)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
     }
 
     /// Shorthand for `WatchCacheGrpc::new(api).into_server()`.
-    pub fn server(api: Arc<dyn WatchCacheApi>) -> WatchCacheServer<WatchCacheGrpc> {
+    pub fn server(
+        api: Arc<dyn WatchCacheApi>,
+    ) -> crate::Observed<WatchCacheServer<WatchCacheGrpc>> {
         Self::new(api).into_server()
     }
 }
@@ -145,12 +153,12 @@ pub struct RemoteWatchCache {
 }
 
 /// One generation of replicas: `(endpoint, client)` pairs.
-type Replicas = Arc<Vec<(String, WatchCacheClient<Channel>)>>;
+type Replicas = Arc<Vec<(String, WatchCacheClient<crate::observe::TracedChannel>)>>;
 
 use crate::channel::{resolve_all, RESOLVE_EVERY};
 
-fn client_of(ch: Channel) -> WatchCacheClient<Channel> {
-    WatchCacheClient::new(ch)
+fn client_of(ch: Channel) -> WatchCacheClient<crate::observe::TracedChannel> {
+    WatchCacheClient::new(crate::observe::Traced::new(ch))
         .max_decoding_message_size(MAX_MESSAGE_SIZE)
         .max_encoding_message_size(MAX_MESSAGE_SIZE)
 }
@@ -245,7 +253,7 @@ impl RemoteWatchCache {
     /// [`try_replicas`] describes.
     async fn call<T, F, Fut>(&self, mut f: F) -> ApiResult<T>
     where
-        F: FnMut(WatchCacheClient<Channel>) -> Fut,
+        F: FnMut(WatchCacheClient<crate::observe::TracedChannel>) -> Fut,
         Fut: Future<Output = Result<T, Status>>,
     {
         let first = self.next.fetch_add(1, Ordering::Relaxed);

@@ -10,7 +10,8 @@ use keelson_kv::{Event, EventKind, KvError, WatchResponse};
 
 use crate::error::kv_error;
 
-use super::{object, LocalStore};
+use super::LocalStore;
+use crate::ValueCodec;
 
 /// kube's watch-cache error for a revision older than the retained history.
 pub(crate) fn too_old(requested: u64, compacted: u64) -> ApiError {
@@ -42,22 +43,22 @@ fn progress(revision: u64) -> ChangeEvent {
     }
 }
 
-fn to_change(response: WatchResponse) -> ApiResult<ChangeEvent> {
+fn to_change(codec: ValueCodec, response: WatchResponse) -> ApiResult<ChangeEvent> {
     let Event { kind, kv, prev_kv } = match response {
         WatchResponse::Progress { revision } => return Ok(progress(revision)),
         WatchResponse::Event(ev) => ev,
     };
     let revision = kv.mod_revision;
-    let prev_object = prev_kv.as_ref().map(object::decode_kv).transpose()?;
+    let prev_object = prev_kv.as_ref().map(|kv| codec.decode_kv(kv)).transpose()?;
     let (event_type, object) = match kind {
-        EventKind::Put if prev_kv.is_none() => (ApiEventType::Added, object::decode_kv(&kv)?),
-        EventKind::Put => (ApiEventType::Modified, object::decode_kv(&kv)?),
+        EventKind::Put if prev_kv.is_none() => (ApiEventType::Added, codec.decode_kv(&kv)?),
+        EventKind::Put => (ApiEventType::Modified, codec.decode_kv(&kv)?),
         // A delete's object is the last state, stamped with the delete's
         // revision as kube does.
         EventKind::Delete => match &prev_kv {
             Some(last) => (
                 ApiEventType::Deleted,
-                object::decode(&last.value, revision)?,
+                codec.decode(&last.key, &last.value, revision)?,
             ),
             None => {
                 return Err(ApiError::internal(format!(
@@ -91,10 +92,15 @@ impl LocalStore {
             .watch(prefix, after_revision.saturating_add(1))
             .await
             .map_err(api_error)?;
+        let codec = self.codec();
         Ok(
-            futures::stream::unfold(Some(changes), |changes| async move {
+            futures::stream::unfold(Some(changes), move |changes| async move {
                 let mut changes = changes?;
-                let item = changes.next().await?.map_err(api_error).and_then(to_change);
+                let item = changes
+                    .next()
+                    .await?
+                    .map_err(api_error)
+                    .and_then(|r| to_change(codec, r));
                 let rest = item.is_ok().then_some(changes);
                 Some((item, rest))
             })

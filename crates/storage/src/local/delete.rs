@@ -20,10 +20,31 @@ impl LocalStore {
         key: &ObjectKey,
         opts: &DeleteOptions,
     ) -> ApiResult<DeleteOutcome> {
+        if opts.ignore_store_read_error {
+            return self.delete_unread(key).await;
+        }
         if key.gr.group.is_empty() && key.gr.resource == "namespaces" {
             return self.delete_namespace(key, opts).await;
         }
         self.delete_generic(key, opts).await
+    }
+
+    /// kube's unsafe deletion of a corrupt object: remove the stored value
+    /// without decoding it (no preconditions, finalizers or graceful
+    /// deletion); the outcome carries no object.
+    async fn delete_unread(&self, key: &ObjectKey) -> ApiResult<DeleteOutcome> {
+        let updated = self
+            .guaranteed_update(key, |current| match current {
+                None => Err(ApiError::not_found(&key.gr, &key.name)),
+                Some(_) => Ok(Decision::<DeleteOutcome, Value>::Delete),
+            })
+            .await?;
+        match updated {
+            Updated::Done(outcome) => Ok(outcome),
+            Updated::Put { .. } | Updated::Deleted { .. } => {
+                Ok(DeleteOutcome::Deleted(Value::Null))
+            }
+        }
     }
 
     async fn delete_generic(
@@ -32,12 +53,13 @@ impl LocalStore {
         opts: &DeleteOptions,
     ) -> ApiResult<DeleteOutcome> {
         let orphan_default = object::orphans_by_default(&key.gr);
+        let codec = self.codec();
         let updated = self
             .guaranteed_update(key, |current| {
                 let Some(current) = current else {
                     return Err(ApiError::not_found(&key.gr, &key.name));
                 };
-                let stored = object::decode_kv(current)?;
+                let stored = codec.decode_kv(current)?;
                 object::check_preconditions(
                     key,
                     &stored,
@@ -77,7 +99,7 @@ impl LocalStore {
                     if object::is_noop(&marked, &stored) {
                         return Ok(Decision::Done(DeleteOutcome::Marked(stored)));
                     }
-                    return Ok(Decision::Put(object::encode(&marked)?, marked));
+                    return Ok(Decision::Put(codec.encode(&marked)?, marked));
                 }
                 if opts.dry_run {
                     return Ok(Decision::Done(DeleteOutcome::Deleted(stored)));
@@ -85,7 +107,7 @@ impl LocalStore {
                 Ok(Decision::Delete)
             })
             .await?;
-        finish(updated)
+        finish(codec, updated)
     }
 
     /// The namespace registry's `Delete`: the first delete sets
@@ -99,6 +121,7 @@ impl LocalStore {
         opts: &DeleteOptions,
     ) -> ApiResult<DeleteOutcome> {
         let ns = self.get_object(key).await?;
+        let codec = self.codec();
         let uid = meta_str(&ns, "uid").to_string();
         let rv = meta_str(&ns, "resourceVersion").to_string();
         let pre_uid = opts.precondition_uid.clone().unwrap_or_else(|| uid.clone());
@@ -129,7 +152,7 @@ impl LocalStore {
                 let Some(current) = current else {
                     return Err(ApiError::not_found(&key.gr, &key.name));
                 };
-                let stored = object::decode_kv(current)?;
+                let stored = codec.decode_kv(current)?;
                 check(meta_str(&stored, "uid"), &current.mod_revision.to_string())?;
                 let mut marked = stored.clone();
                 if !object::is_deleting(&marked) {
@@ -164,22 +187,25 @@ impl LocalStore {
                 if opts.dry_run || object::is_noop(&marked, &stored) {
                     return Ok(Decision::Done(DeleteOutcome::Marked(marked)));
                 }
-                Ok(Decision::Put(object::encode(&marked)?, marked))
+                Ok(Decision::Put(codec.encode(&marked)?, marked))
             })
             .await?;
-        finish(updated)
+        finish(codec, updated)
     }
 
     async fn get_object(&self, key: &ObjectKey) -> ApiResult<Value> {
         let ek = self.inner.config.key_layout.object_key(key)?;
         match self.read_key(&ek).await? {
-            Some(kv) => object::decode_kv(&kv),
+            Some(kv) => self.codec().decode_kv(&kv),
             None => Err(ApiError::not_found(&key.gr, &key.name)),
         }
     }
 }
 
-fn finish(updated: Updated<DeleteOutcome, Value>) -> ApiResult<DeleteOutcome> {
+fn finish(
+    codec: crate::ValueCodec,
+    updated: Updated<DeleteOutcome, Value>,
+) -> ApiResult<DeleteOutcome> {
     match updated {
         Updated::Done(outcome) => Ok(outcome),
         Updated::Put {
@@ -189,7 +215,8 @@ fn finish(updated: Updated<DeleteOutcome, Value>) -> ApiResult<DeleteOutcome> {
             set_resource_version(&mut marked, &revision.to_string());
             Ok(DeleteOutcome::Marked(marked))
         }
-        Updated::Deleted { revision, last } => Ok(DeleteOutcome::Deleted(object::decode(
+        Updated::Deleted { revision, last } => Ok(DeleteOutcome::Deleted(codec.decode(
+            &last.key,
             &last.value,
             revision,
         )?)),

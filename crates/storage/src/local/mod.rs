@@ -4,6 +4,7 @@
 
 mod bootstrap;
 mod change_stream;
+mod corrupt;
 mod delete;
 pub mod names;
 pub mod object;
@@ -111,9 +112,15 @@ impl LocalStore {
         Ok(compact_retention(&self.inner).await?)
     }
 
-    /// Decode a stored value into an object, stamped with its mod revision.
-    pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
-        object::decode_kv(kv)
+    /// Decode a stored value into an object, stamped with its mod revision,
+    /// with the store's [`crate::ValueCodec`].
+    pub fn decode(&self, kv: &KeyValue) -> ApiResult<Value> {
+        self.codec().decode_kv(kv)
+    }
+
+    /// How this store encodes object values.
+    pub(crate) fn codec(&self) -> crate::ValueCodec {
+        self.inner.config.value_codec
     }
 
     async fn create_object(
@@ -123,6 +130,7 @@ impl LocalStore {
         opts: &CreateOptions,
     ) -> ApiResult<Value> {
         object::require_object(&obj)?;
+        let codec = self.codec();
         let fixed = !key.name.is_empty();
         let base = meta_str(&obj, "generateName").to_string();
         if !fixed && base.is_empty() {
@@ -148,7 +156,7 @@ impl LocalStore {
             let request = TxnRequest {
                 key: ek,
                 compare: Compare::ModRevision(0),
-                on_success: TxnOp::Put(object::encode(&obj)?),
+                on_success: TxnOp::Put(codec.encode(&obj)?),
             };
             match self.inner.kv.txn(request).await.map_err(kv_error)? {
                 TxnResponse::Succeeded { revision, .. } => {
@@ -168,6 +176,7 @@ impl LocalStore {
         opts: &UpdateOptions,
     ) -> ApiResult<Value> {
         object::require_object(&obj)?;
+        let codec = self.codec();
         let updated = self
             .guaranteed_update(key, |current| {
                 let Some(current) = current else {
@@ -181,9 +190,9 @@ impl LocalStore {
                         object::remove_meta(&mut new, "resourceVersion");
                         return Ok(Decision::Done(new));
                     }
-                    return Ok(Decision::Put(object::encode(&new)?, new));
+                    return Ok(Decision::Put(codec.encode(&new)?, new));
                 };
-                let stored = object::decode_kv(current)?;
+                let stored = codec.decode_kv(current)?;
                 let rv = meta_str(&obj, "resourceVersion");
                 if !rv.is_empty() && rv != current.mod_revision.to_string() {
                     return Err(ApiError::optimistic_lock(&key.gr, &key.name));
@@ -203,7 +212,7 @@ impl LocalStore {
                     set_resource_version(&mut new, &current.mod_revision.to_string());
                     return Ok(Decision::Done(new));
                 }
-                Ok(Decision::Put(object::encode(&new)?, new))
+                Ok(Decision::Put(codec.encode(&new)?, new))
             })
             .await?;
         match updated {
@@ -215,7 +224,9 @@ impl LocalStore {
                 set_resource_version(&mut new, &revision.to_string());
                 Ok(new)
             }
-            Updated::Deleted { revision, last } => object::decode(&last.value, revision),
+            Updated::Deleted { revision, last } => {
+                self.codec().decode(&last.key, &last.value, revision)
+            }
         }
     }
 
@@ -273,7 +284,7 @@ impl StoreApi for LocalStore {
     async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
         let ek = self.inner.config.key_layout.object_key(key)?;
         match self.read_key(&ek).await? {
-            Some(kv) => object::decode_kv(&kv),
+            Some(kv) => self.codec().decode_kv(&kv),
             None => Err(ApiError::not_found(&key.gr, &key.name)),
         }
     }
@@ -293,12 +304,9 @@ impl StoreApi for LocalStore {
 
     async fn list(&self, gr: &GroupResource, namespace: Option<&str>) -> ApiResult<ListResult> {
         let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
+        let codec = self.codec();
         let read = self.range(prefix, None).await.map_err(kv_error)?;
-        let items = read
-            .kvs
-            .iter()
-            .map(object::decode_kv)
-            .collect::<ApiResult<Vec<_>>>()?;
+        let items = corrupt::decode_all(codec, gr, &read.kvs)?;
         Ok(ListResult {
             items,
             resource_version: read.revision,
@@ -310,15 +318,14 @@ impl StoreApi for LocalStore {
         gr: &GroupResource,
         namespace: Option<&str>,
     ) -> ApiResult<keelson_api::ListStream> {
-        use futures::StreamExt as _;
         let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
+        let codec = self.codec();
         // The snapshot's stored bytes are read at once; each object is
         // decoded only when the reader gets to it.
         let read = self.range(prefix, None).await.map_err(kv_error)?;
         Ok(keelson_api::ListStream {
             resource_version: read.revision,
-            items: futures::stream::iter(read.kvs.into_iter().map(|kv| object::decode_kv(&kv)))
-                .boxed(),
+            items: corrupt::decode_stream(codec, gr.clone(), read.kvs),
         })
     }
 
@@ -329,6 +336,7 @@ impl StoreApi for LocalStore {
         revision: u64,
     ) -> ApiResult<ListResult> {
         let prefix = self.inner.config.key_layout.prefix(gr, namespace)?;
+        let codec = self.codec();
         let read = match self.range(prefix, Some(revision)).await {
             Ok(read) => read,
             Err(KvError::Compacted { .. }) => {
@@ -343,11 +351,7 @@ impl StoreApi for LocalStore {
             }
             Err(e) => return Err(kv_error(e)),
         };
-        let items = read
-            .kvs
-            .iter()
-            .map(object::decode_kv)
-            .collect::<ApiResult<Vec<_>>>()?;
+        let items = corrupt::decode_all(codec, gr, &read.kvs)?;
         Ok(ListResult {
             items,
             resource_version: revision,

@@ -22,18 +22,16 @@ pub fn require_object(obj: &Value) -> Result<(), ApiError> {
     }
 }
 
-/// Decode stored bytes and stamp `metadata.resourceVersion` with
-/// `revision` (the revision is not part of the stored bytes' truth).
+/// Decode Keelson-JSON stored bytes and stamp `metadata.resourceVersion`
+/// with `revision` (the revision is not part of the stored bytes' truth);
+/// see [`crate::ValueCodec`] for the other encoding.
 pub fn decode(value: &[u8], revision: u64) -> Result<Value, ApiError> {
-    let mut obj: Value = serde_json::from_slice(value)
-        .map_err(|e| ApiError::internal(format!("stored object is not valid JSON: {e}")))?;
-    set_resource_version(&mut obj, &revision.to_string());
-    Ok(obj)
+    crate::ValueCodec::Json.decode(&[], value, revision)
 }
 
-/// Decode a key's value at its mod revision.
+/// Decode a key's Keelson-JSON value at its mod revision.
 pub fn decode_kv(kv: &keelson_kv::KeyValue) -> Result<Value, ApiError> {
-    decode(&kv.value, kv.mod_revision)
+    crate::ValueCodec::Json.decode_kv(kv)
 }
 
 /// ObjectMeta's fields before `resourceVersion`, in Go's order.
@@ -57,11 +55,9 @@ pub fn set_resource_version(obj: &mut Value, rv: &str) {
     m.shift_insert(at, "resourceVersion".into(), Value::String(rv.to_string()));
 }
 
-/// Encode for storage; the resourceVersion is stored empty.
+/// Encode as Keelson's JSON; the resourceVersion is stored empty.
 pub fn encode(obj: &Value) -> Result<Vec<u8>, ApiError> {
-    let mut obj = obj.clone();
-    set_resource_version(&mut obj, "");
-    serde_json::to_vec(&obj).map_err(ApiError::internal)
+    crate::ValueCodec::Json.encode(obj)
 }
 
 /// Remove `metadata.<field>`.

@@ -30,12 +30,29 @@ pub const DRAIN_TIME: Duration = Duration::from_secs(30);
 /// A request body that is read on demand and drained when dropped unread.
 pub struct RequestBody {
     body: Option<Incoming>,
+    /// Keep what [`RequestBody::read`] returns (an audited request).
+    keep: bool,
+    kept: Option<Bytes>,
 }
 
 impl RequestBody {
     /// Wrap the connection's body.
     pub fn new(body: Incoming) -> Self {
-        RequestBody { body: Some(body) }
+        RequestBody {
+            body: Some(body),
+            keep: false,
+            kept: None,
+        }
+    }
+
+    /// Keep the body once read, for [`RequestBody::kept`] (the audit log).
+    pub fn keep(&mut self) {
+        self.keep = true;
+    }
+
+    /// The body a handler read, when [`RequestBody::keep`] asked for it.
+    pub fn kept(&self) -> Option<&Bytes> {
+        self.kept.as_ref()
     }
 
     /// Read the whole body, rejecting more than [`MAX_BODY_BYTES`] with
@@ -57,7 +74,11 @@ impl RequestBody {
             }
         }
         self.body = None;
-        Ok(buf.freeze())
+        let bytes = buf.freeze();
+        if self.keep {
+            self.kept = Some(bytes.clone());
+        }
+        Ok(bytes)
     }
 }
 

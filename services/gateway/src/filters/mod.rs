@@ -8,6 +8,8 @@
 //!    Kubernetes verb;
 //! 3. [`authentication`] — who is asking: client certificate, bearer token
 //!    (admin, token file, ServiceAccount JWT) or anonymous; `401` else;
+//!    then [`crate::audit`] (with a policy) evaluates the audit policy for
+//!    the authenticated user and writes `RequestReceived`;
 //! 4. [`impersonation`] — `Impersonate-*` headers, each part authorized by
 //!    the `impersonate` verb;
 //! 5. [`authorization`] — RBAC (or AlwaysAllow) on the request's
@@ -62,6 +64,8 @@ pub struct State {
     pub service_accounts: Arc<TokenAuthority>,
     /// Serve kube's `etcd` health check (the store runs on etcd).
     pub etcd_health_check: bool,
+    /// Audit policy and log (`--audit-policy-file`); `None`: no auditing.
+    pub audit: Option<Arc<crate::audit::Auditor>>,
     /// The RBAC index's followers of the store (stopped with the state).
     pub followers: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -85,7 +89,15 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
     let query = Query::parse(req.uri().query());
     let info = request_info::RequestInfo::new(req.method(), req.uri().path(), &query);
     let labels = crate::metrics::labels(&info, req.method(), &query, req.headers());
-    let resp = recovery::guard(chain(state, req, query, info)).await;
+    // kube's request span (`crate::metrics::request_span`; none when
+    // tracing is off).
+    let span = crate::metrics::request_span(&req, &info);
+    let resp = tracing::Instrument::instrument(
+        recovery::guard(chain(state, req, query, info)),
+        span.clone(),
+    )
+    .await;
+    crate::metrics::end_span(&span, resp.status().as_u16());
     let resp = crate::metrics::record(labels, started, resp);
     crate::compression::compress(resp, gzip).await
 }
@@ -99,8 +111,11 @@ async fn chain(
     let (parts, body) = req.into_parts();
     let mut body = limits::RequestBody::new(body);
     let peer = parts.extensions.get::<authentication::PeerUser>();
-    let resp = match authentication_and_authorization(&state, &parts, &info, peer).await {
+    let mut audit = crate::audit::begin(state.audit.as_ref(), &parts);
+    let authn = authentication_and_authorization(&state, &parts, &info, &query, peer, &mut audit);
+    let resp = match authn.await {
         Ok(user) => {
+            crate::audit::keep_body(&audit, &mut body);
             let handled = async {
                 if let Some(r) = crate::handlers::review::well_known(&state, parts.uri.path()) {
                     return r;
@@ -119,13 +134,13 @@ async fn chain(
                 user: Arc::new(user),
                 state: state.clone(),
             };
-            CURRENT.scope(current, handled).await
+            crate::audit::guard(&mut audit, CURRENT.scope(current, handled)).await
         }
         Err(e) => status_response(&e, Format::JSON),
     };
     // Whatever the handler did not read is read before the answer goes out.
     body.drain().await;
-    resp
+    crate::audit::complete(audit, &body, resp).await
 }
 
 /// Authenticate, impersonate and authorize: the user the request acts as.
@@ -133,16 +148,20 @@ async fn authentication_and_authorization(
     state: &State,
     parts: &http::request::Parts,
     info: &request_info::RequestInfo,
+    query: &Query,
     peer: Option<&authentication::PeerUser>,
+    audit: &mut crate::audit::Audit,
 ) -> Result<UserInfo, ApiError> {
-    let user = state
-        .authn
-        .authenticate(&parts.headers, peer)
-        .await
-        .ok_or_else(ApiError::unauthorized)?;
+    let auditor = state.audit.as_ref();
+    let Some(user) = state.authn.authenticate(&parts.headers, peer).await else {
+        crate::audit::unauthenticated(audit, auditor, parts, info, query).await;
+        return Err(ApiError::unauthorized());
+    };
+    crate::audit::authenticated(audit, auditor, &user, parts, info).await;
     let user = impersonation::impersonate(&state.authz, user, &parts.headers)?;
+    crate::audit::impersonated(audit, &user, &parts.headers);
     let attrs = authorization::attributes(&user, &parts.method, parts.uri.path(), info);
-    authorization::authorize(&state.authz, &attrs)?;
+    crate::audit::authorize(&state.authz, &attrs, audit)?;
     Ok(user)
 }
 

@@ -198,6 +198,12 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Target {
             r.name = name.to_string();
             r.subresource = sub.to_string();
         }
+        // `.../proxy/{path}`: the rest is the proxied path.
+        [res, name, sub, ..] if *sub == "proxy" => {
+            r.resource = res.to_string();
+            r.name = name.to_string();
+            r.subresource = sub.to_string();
+        }
         _ => return Target::Unknown,
     }
     if r.resource.is_empty() || (rest.len() > 1 && r.name.is_empty()) {

@@ -1,15 +1,22 @@
 //! What the handlers do differently for custom resources (resources of a
 //! CustomResourceDefinition, `ResourceInfo.custom`): the deprecation
-//! `Warning`, the versions kube converts between, and the patch types a
-//! custom resource accepts.
+//! `Warning`, the versions kube converts between (`conversion: None`
+//! here, `Webhook` through `keelson_apiextensions::conversion`), and the
+//! patch types a custom resource accepts.
 
 use bytes::Bytes;
-use futures::stream::{BoxStream, StreamExt as _};
+use std::sync::Arc;
+
+use futures::stream::{BoxStream, StreamExt as _, TryStreamExt as _};
 use http::HeaderMap;
+use keelson_api::StoreApi;
+use keelson_apiextensions::conversion::WebhookConverter;
 use keelson_apimachinery::{ApiError, ApiResult};
 use keelson_codec::{negotiate_output, Encoding, Format};
 use keelson_registry::ResourceInfo;
 use serde_json::Value;
+
+use crate::Backends;
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
@@ -69,19 +76,158 @@ pub(crate) fn deprecation_warning(info: &ResourceInfo) -> Option<String> {
     info.custom.as_ref()?.deprecation_warning.clone()
 }
 
-/// A version served through a conversion webhook, other than the storage
-/// version, cannot be served: Keelson does not call conversion webhooks.
-pub(crate) fn check_conversion(info: &ResourceInfo) -> ApiResult<()> {
-    let Some(c) = info.custom.as_ref() else {
+/// The converter every handler of the process shares (one HTTPS client
+/// per CRD revision).
+fn converter() -> &'static WebhookConverter {
+    static CONVERTER: std::sync::OnceLock<WebhookConverter> = std::sync::OnceLock::new();
+    CONVERTER.get_or_init(WebhookConverter::new)
+}
+
+/// Whether `info`'s CRD converts through a webhook.
+pub(crate) fn webhook_converted(info: &ResourceInfo) -> bool {
+    info.custom.as_ref().is_some_and(|c| c.conversion_webhook)
+}
+
+/// Convert the objects of `info`'s own kind among `objects` to
+/// `api_version` through the CRD's conversion webhook (nothing to do for
+/// other CRDs, other kinds, or objects already in that version). One
+/// review carries them all.
+pub(crate) async fn convert_to(
+    b: &Backends,
+    info: &ResourceInfo,
+    objects: &mut [Value],
+    api_version: &str,
+) -> ApiResult<()> {
+    let Some(c) = info.custom.as_deref().filter(|c| c.conversion_webhook) else {
         return Ok(());
     };
-    if c.conversion_webhook && c.storage_version != info.version {
-        return Err(ApiError::internal(format!(
-            "conversion webhook for {}/{}, Kind={} failed: conversion webhooks are not implemented by Keelson",
-            info.group, c.storage_version, info.kind
-        )));
+    let own: Vec<usize> = (0..objects.len())
+        .filter(|&i| objects[i].get("kind").and_then(Value::as_str) == Some(info.kind.as_str()))
+        .collect();
+    if own.len() == objects.len() {
+        return Ok(converter()
+            .convert(&*b.store, c, objects, api_version)
+            .await?);
     }
+    let mut picked: Vec<Value> = own.iter().map(|&i| objects[i].take()).collect();
+    let converted = converter()
+        .convert(&*b.store, c, &mut picked, api_version)
+        .await;
+    for (&i, o) in own.iter().zip(picked) {
+        objects[i] = o;
+    }
+    Ok(converted?)
+}
+
+/// An object read for a write (the old object of an update or patch) in
+/// the version the request is in.
+pub(crate) async fn to_request_version(
+    b: &Backends,
+    info: &ResourceInfo,
+    object: &mut Value,
+) -> ApiResult<()> {
+    convert_to(b, info, std::slice::from_mut(object), &info.api_version()).await
+}
+
+/// An admitted object in the CRD's storage version, ready to store.
+pub(crate) async fn to_storage_version(
+    b: &Backends,
+    info: &ResourceInfo,
+    object: &mut Value,
+) -> ApiResult<()> {
+    let Some(c) = info.custom.as_deref() else {
+        return Ok(());
+    };
+    let storage = format!("{}/{}", info.group, c.storage_version);
+    convert_to(b, info, std::slice::from_mut(object), &storage).await
+}
+
+/// [`as_served_version`] after the webhook conversion the CRD asks for.
+pub(crate) async fn to_served_version(
+    b: &Backends,
+    info: &ResourceInfo,
+    object: &mut Value,
+) -> ApiResult<()> {
+    to_request_version(b, info, object).await?;
+    as_served_version(info, object);
     Ok(())
+}
+
+/// The items of a list (JSON, as the cache gives them) converted in one
+/// review when the CRD converts through a webhook; other lists pass as
+/// they are.
+pub(crate) async fn convert_list_items(
+    b: &Backends,
+    info: &ResourceInfo,
+    item_format: Format,
+    items: BoxStream<'static, ApiResult<Bytes>>,
+) -> ApiResult<BoxStream<'static, ApiResult<Bytes>>> {
+    if !webhook_converted(info) || item_format != Format::JSON {
+        return Ok(items);
+    }
+    let raw: Vec<Bytes> = items.try_collect().await?;
+    let mut values = raw
+        .iter()
+        .map(|b| serde_json::from_slice::<Value>(b))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    // The cache's JSON items carry no type meta: they are stored in the
+    // storage version.
+    let storage = info
+        .custom
+        .as_deref()
+        .map(|c| format!("{}/{}", info.group, c.storage_version))
+        .unwrap_or_default();
+    for v in &mut values {
+        if let Some(m) = v.as_object_mut() {
+            m.entry("kind")
+                .or_insert_with(|| Value::from(info.kind.clone()));
+            m.entry("apiVersion")
+                .or_insert_with(|| Value::from(storage.clone()));
+        }
+    }
+    convert_to(b, info, &mut values, &info.api_version()).await?;
+    let out = values
+        .into_iter()
+        .map(|v| {
+            serde_json::to_vec(&v)
+                .map(Bytes::from)
+                .map_err(|e| ApiError::internal(e.to_string()))
+        })
+        .collect::<Vec<_>>();
+    Ok(futures::stream::iter(out).boxed())
+}
+
+/// A JSON watch event's object converted for a watch of `info`'s version
+/// (the frame as it is when no conversion is needed).
+pub(crate) async fn convert_event(
+    store: &Arc<dyn StoreApi>,
+    info: &ResourceInfo,
+    frame: Bytes,
+) -> ApiResult<Bytes> {
+    let Some(c) = info.custom.as_deref().filter(|c| c.conversion_webhook) else {
+        return Ok(frame);
+    };
+    let Ok(mut event) = serde_json::from_slice::<Value>(&frame) else {
+        return Ok(frame);
+    };
+    let Some(object) = event.get_mut("object") else {
+        return Ok(frame);
+    };
+    if object.get("kind").and_then(Value::as_str) != Some(info.kind.as_str()) {
+        return Ok(frame);
+    }
+    converter()
+        .convert(
+            &**store,
+            c,
+            std::slice::from_mut(object),
+            &info.api_version(),
+        )
+        .await?;
+    let mut out = serde_json::to_vec(&event).map_err(|e| ApiError::internal(e.to_string()))?;
+    out.push(b'\n');
+    Ok(Bytes::from(out))
 }
 
 /// kube's `405` for a create while the CRD is being deleted.

@@ -4,8 +4,8 @@
 
 use bytes::Bytes;
 use keelson_apimachinery::meta::meta_str;
-use keelson_apimachinery::options::DeleteOptions;
-use keelson_apimachinery::ApiResult;
+use keelson_apimachinery::options::invalid_options;
+use keelson_apimachinery::{ApiResult, FieldError};
 use keelson_selectors::{FieldSelector, LabelSelector};
 use serde_json::{json, Map, Value};
 
@@ -14,7 +14,17 @@ use super::{Ctx, Reply};
 use crate::filters::request_info::ResourceRequest;
 pub(crate) async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let body = super::object::json_body(cx, body, "DeleteOptions")?;
-    let opts = DeleteOptions::from_request(cx.query, &body)?;
+    let opts = super::delete::delete_options(cx, &body)?;
+    if opts.ignore_store_read_error {
+        return Err(invalid_options(
+            "DeleteOptions",
+            &[FieldError::invalid(
+                "ignoreStoreReadErrorWithClusterBreakingPotential",
+                true,
+                "is not allowed with DELETECOLLECTION, try again after removing the option",
+            )],
+        ));
+    }
     let items = list_items(cx).await?;
     let mut deleted = Vec::new();
     for item in items {

@@ -47,7 +47,12 @@ pub async fn serve(
         revision: opts.list_revision().unwrap_or(ListRevision::Consistent),
         start_after: start_after.clone(),
         limit: opts.limit,
-        format: item_format(out),
+        // Objects converted to another version are read as JSON.
+        format: if super::versions::converts_format(info, out) {
+            Format::JSON
+        } else {
+            item_format(out)
+        },
     };
     let list = match b.watch.list(req).await {
         Err(e) if e.is_gone_or_expired() => match &start_after {
@@ -81,8 +86,14 @@ pub async fn serve(
         _ => TableOptions::default(),
     };
     let mut enc = ListEncoder::with_options(out, &head, &opts, keelson_codec::table::time::now())?;
-    let mut items =
-        super::custom::list_items(info, keelson_codec::list::item_format(out), list.items);
+    let items = super::custom::convert_list_items(b, info, item_format(out), list.items).await?;
+    let mut items = super::custom::list_items(info, item_format(out), items);
+    if super::versions::converts_format(info, out) {
+        items = super::versions::list_items(info, items);
+        if item_format(out) != Format::JSON {
+            return whole_list(head, items, out).await;
+        }
+    }
     if !enc.streams() {
         // YAML, and Protobuf (whose envelope carries the list's size up
         // front, as kube's encoder sizes every item first): the items are
@@ -98,6 +109,28 @@ pub async fn serve(
         return Ok(frames_response(out.content_type(), frames));
     }
     Ok(stream(enc, items))
+}
+
+/// A list of converted JSON items in an encoding whose items the cache
+/// would have encoded (Protobuf, CBOR): gathered, then encoded whole.
+async fn whole_list(
+    mut head: Value,
+    mut items: BoxStream<'static, ApiResult<Bytes>>,
+    out: Format,
+) -> ApiResult<Response<Body>> {
+    let mut all = Vec::new();
+    while let Some(item) = items.next().await {
+        let item = item?;
+        all.push(
+            serde_json::from_slice::<Value>(&item)
+                .map_err(|e| ApiError::internal(format!("list item: {e}")))?,
+        );
+    }
+    if let Some(m) = head.as_object_mut() {
+        m.insert("items".into(), Value::Array(all));
+    }
+    let bytes = keelson_codec::encode(out, &head).map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(bytes_response(200, out.content_type(), bytes))
 }
 
 /// A list already written as frames, sent as they are.

@@ -1,7 +1,9 @@
 //! The handlers behind the filter chain, kube-apiserver's
 //! `endpoints/handlers`: one module per verb (`get`, `list`, `watch`,
 //! `create`, `update`, `patch`, `delete`, `deletecollection`), per
-//! subresource (`status`, `scale`), and the non-resource endpoints
+//! subresource (`status`, `scale`; pods' `eviction`, `binding`,
+//! `ephemeralcontainers`, `resize` and the kubelet family, routed by
+//! [`subresources`]), and the non-resource endpoints
 //! (discovery, OpenAPI, health). [`resource`] resolves a resource request
 //! against the catalog and dispatches it to its verb.
 //!
@@ -9,21 +11,28 @@
 //! request), [`Reply`] (what it answers), [`object`] (body decoding and
 //! type-meta checks) and [`write`] (the admission + store write path).
 
+mod binding;
 mod create;
 mod custom;
 mod delete;
 mod deletecollection;
 mod discovery;
+mod ephemeral;
+mod eviction;
 mod get;
 mod health;
+mod kubelet;
 mod list;
 mod object;
 mod patch;
+mod resize;
 pub(crate) mod resource;
 pub(crate) mod review;
 mod scale;
 mod status;
+mod subresources;
 mod update;
+mod versions;
 mod watch;
 mod write;
 
@@ -154,7 +163,7 @@ pub(crate) async fn route(
             };
             resource::serve(&state.backends, verb, &ri, query, headers, body, out).await
         }
-        Target::Metrics => crate::metrics::serve(),
+        Target::Metrics => crate::metrics::serve().await,
         Target::Unknown => status_response(&ApiError::path_not_found(), Format::JSON),
     }
 }

@@ -84,7 +84,13 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
             tokio::time::sleep(std::time::Duration::from_millis(5 << (attempt - 2))).await;
         }
         let old = match cx.b.store.get(&key).await {
-            Ok(old) => Some(old),
+            Ok(mut old) => {
+                super::custom::to_request_version(cx.b, cx.info, &mut old)
+                    .await
+                    .map_err(plain)?;
+                super::versions::to_served(cx.info, &mut old).map_err(plain)?;
+                Some(old)
+            }
             Err(e) if e.is_not_found() && apply && cx.ri.subresource.is_empty() => None,
             Err(e) => return Err(plain(e)),
         };
@@ -111,7 +117,7 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
             }
         };
         let client_rv = meta_str(&patched, "resourceVersion") != meta_str(&old, "resourceVersion");
-        let new = merge_subresource(cx, patched, &old);
+        let new = merge_subresource(cx, patched, &old).map_err(plain)?;
         match write_update(cx, new, old, None, true, ownership.clone(), fv, dry).await {
             Err((e, _)) if e.is_conflict() && !client_rv && attempt < PATCH_RETRIES => continue,
             other => return other,

@@ -24,9 +24,7 @@ pub(crate) async fn serve(
 ) -> Response<Body> {
     // One catalog generation for the whole request.
     let catalog = b.catalog.snapshot();
-    let resolved =
-        resolve(&catalog, ri).and_then(|i| super::custom::check_conversion(i).map(|()| i));
-    let info = match resolved {
+    let info = match resolve(&catalog, ri) {
         Ok(info) => info,
         Err(e) => return status_response(&e, out),
     };
@@ -42,8 +40,27 @@ pub(crate) async fn serve(
     let mut resp = serve_resolved(b, info, verb, ri, query, headers, body, out).await;
     if let Some(w) = super::custom::deprecation_warning(info) {
         add_warnings(&mut resp, &[w]);
+        deprecated_requested(info, ri, "");
+    }
+    let builtin = info.custom.is_none().then(|| {
+        keelson_registry::lifecycle::builtin_deprecation(&info.group, &info.version, &info.plural)
+    });
+    if let Some(d) = builtin.flatten() {
+        add_warnings(&mut resp, &[d.warning()]);
+        deprecated_requested(info, ri, &d.removed_release());
     }
     resp
+}
+
+/// `apiserver_requested_deprecated_apis` for a request to a deprecated API.
+fn deprecated_requested(info: &ResourceInfo, ri: &ResourceRequest, removed_release: &str) {
+    keelson_metrics::Metrics::global().deprecated_api_requested(
+        &info.group,
+        &info.version,
+        &info.plural,
+        &ri.subresource,
+        removed_release,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -57,6 +74,11 @@ async fn serve_resolved(
     body: &mut RequestBody,
     out: Format,
 ) -> Response<Body> {
+    if let Some(resp) =
+        super::subresources::serve(b, info, verb, ri, query, headers, body, out).await
+    {
+        return resp;
+    }
     if let Some(verb @ (Verb::List | Verb::Watch)) = verb {
         let served = match check_collection_verb(info, verb) {
             Ok(()) if verb == Verb::Watch => super::watch::serve(b, info, ri, query, out).await,
@@ -74,7 +96,12 @@ async fn serve_resolved(
     };
     match dispatch(&cx, verb, body).await {
         Ok(mut r) => {
-            super::custom::as_served_version(info, &mut r.object);
+            if let Err(e) = super::custom::to_served_version(b, info, &mut r.object).await {
+                return status_response(&e, out);
+            }
+            if let Err(e) = super::versions::to_served(info, &mut r.object) {
+                return status_response(&e, out);
+            }
             let mut resp = encode_target(r.code, out, query, &r.object);
             add_warnings(&mut resp, &r.warnings);
             resp
@@ -129,7 +156,8 @@ async fn dispatch(cx: &Ctx<'_>, verb: Option<Verb>, body: &mut RequestBody) -> H
         }
         // `finalize` (namespaces) is an update of the whole object but its status.
         let finalize = ri.subresource == "finalize";
-        if ri.subresource != "status" && ri.subresource != "scale" && !finalize {
+        let generic = ["status", "scale", "ephemeralcontainers", "resize"];
+        if !generic.contains(&ri.subresource.as_str()) && !finalize {
             return Err(plain(ApiError::new(
                 405,
                 "MethodNotAllowed",

@@ -77,16 +77,21 @@ pub(crate) async fn intercept(cx: &Ctx<'_>, verb: Verb, body: &Bytes) -> Option<
     ) {
         (AUTHZ | AUTHN, _, "") if verb == Verb::Create => ri.resource.as_str(),
         ("", "serviceaccounts", "token") => "token",
-        (CERTS, "certificatesigningrequests", "approval") if verb == Verb::Update => {
+        (CERTS, "certificatesigningrequests", "approval")
+            if matches!(verb, Verb::Update | Verb::Patch) =>
+        {
             let Some(state) = current_state() else {
                 return Some(Err(plain(ApiError::internal("no server state"))));
             };
-            return Some(
-                approval(cx, &state, body)
-                    .await
-                    .map(Reply::ok)
-                    .map_err(plain),
-            );
+            let served = async {
+                let body = if verb == Verb::Patch {
+                    patched_approval(cx, body).await?
+                } else {
+                    body.clone()
+                };
+                approval(cx, &state, &body).await
+            };
+            return Some(served.await.map(Reply::ok).map_err(plain));
         }
         _ => return None,
     };
@@ -519,6 +524,33 @@ pub(crate) fn check_escalation(
 /// (new conditions get their update and transition times), once the user
 /// may `approve` for the request's signer (`signers/<signerName>`, kube's
 /// CertificateApproval admission).
+/// A PATCH of `approval` (kube-rs's `patch_approval`): the patch applied to
+/// the stored request, as the body of the approval update that follows.
+async fn patched_approval(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Bytes> {
+    let patch_type = super::patch::patch_type(cx)?;
+    if patch_type == keelson_api::PatchType::Apply {
+        return Err(ApiError::unsupported_media_type(
+            "415: Unsupported Media Type",
+        ));
+    }
+    let original = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    let patched =
+        cx.b.merge
+            .patch(keelson_api::PatchRequest {
+                patch_type,
+                gr: cx.gr(),
+                kind: "CertificateSigningRequest".into(),
+                owner: Default::default(),
+                force: false,
+                original,
+                patch: body.to_vec(),
+            })
+            .await?;
+    serde_json::to_vec(&patched)
+        .map(Bytes::from)
+        .map_err(|e| ApiError::internal(e.to_string()))
+}
+
 async fn approval(cx: &Ctx<'_>, state: &State, body: &Bytes) -> ApiResult<Value> {
     let body = json_body(cx, body, "CertificateSigningRequest")?;
     let sent: Value =

@@ -31,9 +31,20 @@ pub(crate) fn set_status_from(target: &mut Value, source: &Value) {
 /// Main-resource writes keep the stored status; `/status` writes change the
 /// status and the request's metadata (with its resourceVersion as
 /// precondition, and an apply's managedFields) except what the resource's
-/// status strategy resets, and keep everything else stored.
-pub(crate) fn merge_subresource(cx: &Ctx<'_>, new: Value, old: &Value) -> Value {
-    if cx.ri.subresource == "status" {
+/// status strategy resets, and keep everything else stored. Pods'
+/// `ephemeralcontainers` and `resize` writes change only what those
+/// subresources own (kube's validation failures are `422`).
+pub(crate) fn merge_subresource(
+    cx: &Ctx<'_>,
+    new: Value,
+    old: &Value,
+) -> keelson_apimachinery::ApiResult<Value> {
+    match cx.ri.subresource.as_str() {
+        "ephemeralcontainers" => return super::ephemeral::merge(new, old),
+        "resize" => return super::resize::merge(new, old),
+        _ => {}
+    }
+    Ok(if cx.ri.subresource == "status" {
         let mut merged = old.clone();
         set_status_from(&mut merged, &new);
         let mut meta = new
@@ -62,5 +73,5 @@ pub(crate) fn merge_subresource(cx: &Ctx<'_>, new: Value, old: &Value) -> Value 
             set_status_from(&mut new, old);
         }
         new
-    }
+    })
 }

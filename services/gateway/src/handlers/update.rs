@@ -16,7 +16,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
     check_name(&obj, &cx.ri.name).map_err(plain)?;
     let key = cx.key(&cx.ri.name);
     let owner = Ownership::Update(cx.owner(&opts.field_manager));
-    let old = match cx.b.store.get(&key).await {
+    let mut old = match cx.b.store.get(&key).await {
         Ok(o) => o,
         Err(e)
             if e.is_not_found()
@@ -27,6 +27,10 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
         }
         Err(e) => return Err(plain(e)),
     };
-    let new = merge_subresource(cx, obj, &old);
+    super::custom::to_request_version(cx.b, cx.info, &mut old)
+        .await
+        .map_err(plain)?;
+    super::versions::to_served(cx.info, &mut old).map_err(plain)?;
+    let new = merge_subresource(cx, obj, &old).map_err(plain)?;
     write_update(cx, new, old, raw, false, owner, fv, dry).await
 }

@@ -31,8 +31,8 @@ use http::Response;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use keelson_api::{
-    CacheEvent, CacheEventStream, CacheWatchRequest, EventType, IncludeObject, WatchCacheApi,
-    WatchStart,
+    CacheEvent, CacheEventStream, CacheWatchRequest, EventType, IncludeObject, StoreApi,
+    WatchCacheApi, WatchStart,
 };
 use keelson_apimachinery::options::ListOptions;
 use keelson_apimachinery::{ApiError, ApiResult};
@@ -114,6 +114,9 @@ struct TypeMeta {
     /// A custom resource watched at a version other than its storage
     /// version: events are shown in the watched version.
     other_version: Option<ResourceInfo>,
+    /// A built-in resource watched at a version other than its storage
+    /// version: the cache's JSON events converted and framed here.
+    converted: Option<ResourceInfo>,
 }
 
 impl TypeMeta {
@@ -125,6 +128,18 @@ impl TypeMeta {
             include,
             headers_pending: matches!(format.target, Target::Table(_)),
             other_version: super::custom::other_version(info).then(|| info.clone()),
+            converted: super::versions::converts_format(info, format).then(|| info.clone()),
+        }
+    }
+
+    /// A cache frame of a converted resource (asked for as JSON) in the
+    /// watched version and the watch's framing.
+    fn convert_frame(&self, t: EventType, frame: Bytes) -> Bytes {
+        match &self.converted {
+            Some(info) => {
+                super::versions::watch_frame(info, stream_format(self.format.encoding), t, frame)
+            }
+            None => frame,
         }
     }
 
@@ -199,6 +214,7 @@ fn cache_request(
         // at its first event (see `serve`).
         format: match view.format.target {
             Target::PartialObjectMetadataList(_) => WATCH_FORMAT,
+            _ if view.converted.is_some() => WATCH_FORMAT,
             _ => view.format,
         },
         include_object: view.include,
@@ -249,11 +265,11 @@ pub async fn serve(
     let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
         // kube cannot encode an object as a list: the stream ends at the
         // first event, sending nothing.
-        Ok(events) if list_only => Feed::new(b.watch.clone(), view, p, req, events)
+        Ok(events) if list_only => Feed::new(b, info, view, p, req, events)
             .into_stream()
             .take_while(|_| futures::future::ready(false))
             .boxed(),
-        Ok(events) => Feed::new(b.watch.clone(), view, p, req, events).into_stream(),
+        Ok(events) => Feed::new(b, info, view, p, req, events).into_stream(),
         // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.is_gone_or_expired() => {
             let stream = stream_format(out.encoding);
@@ -293,6 +309,10 @@ pub async fn serve(
 /// re-lists).
 struct Feed {
     cache: Arc<dyn WatchCacheApi>,
+    /// A custom resource whose CRD converts through a webhook, watched in
+    /// JSON: each event's object is converted (the store resolves the
+    /// webhook's Service).
+    webhook: Option<(Arc<dyn StoreApi>, ResourceInfo)>,
     info: TypeMeta,
     p: Params,
     req: CacheWatchRequest,
@@ -314,7 +334,8 @@ enum Step {
 
 impl Feed {
     fn new(
-        cache: Arc<dyn WatchCacheApi>,
+        b: &Backends,
+        resource: &ResourceInfo,
         info: TypeMeta,
         p: Params,
         req: CacheWatchRequest,
@@ -327,8 +348,11 @@ impl Feed {
             WatchStart::After(r) => (r, true),
             _ => (0, false),
         };
+        let webhook = (super::custom::webhook_converted(resource) && info.format == Format::JSON)
+            .then(|| (b.store.clone(), resource.clone()));
         Feed {
-            cache,
+            cache: b.watch.clone(),
+            webhook,
             info,
             show_initial_end: matches!(
                 p.start,
@@ -432,8 +456,23 @@ impl Feed {
                     self.resumable = true;
                 }
                 let out = if ev.event_type.is_change() {
-                    // The cache's frame, shared with every other watcher.
-                    Some(self.info.cache_frame(ev.frame))
+                    // The cache's frame, shared with every other watcher
+                    // (converted for this one when the CRD has a webhook).
+                    let frame = match &self.webhook {
+                        Some((store, info)) => {
+                            match super::custom::convert_event(store, info, ev.frame).await {
+                                Ok(f) => f,
+                                Err(e) => {
+                                    return Step::End(Some(
+                                        self.info.error_frame(&e.to_status_json()),
+                                    ))
+                                }
+                            }
+                        }
+                        None => ev.frame,
+                    };
+                    let frame = self.info.convert_frame(ev.event_type, frame);
+                    Some(self.info.cache_frame(frame))
                 } else if ev.initial_events_end {
                     self.resumable = true;
                     self.show_initial_end

@@ -125,9 +125,13 @@ pub(crate) async fn create_object(
     .await
     .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
-    let obj = record_update(cx, &ownership, None, obj)
+    let mut obj = record_update(cx, &ownership, None, obj)
         .await
         .map_err(|e| (e, warnings.clone()))?;
+    super::custom::to_storage_version(cx.b, cx.info, &mut obj)
+        .await
+        .map_err(|e| (e, warnings.clone()))?;
+    super::versions::to_storage(cx.info, &mut obj).map_err(|e| (e, warnings.clone()))?;
     let name = meta_str(&obj, "name").to_string();
     let stored =
         cx.b.store
@@ -172,9 +176,13 @@ pub(crate) async fn write_update(
     .await
     .map_err(plain)?;
     let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
-    let obj = record_update(cx, &ownership, Some(&old), obj)
+    let mut obj = record_update(cx, &ownership, Some(&old), obj)
         .await
         .map_err(|e| (e, warnings.clone()))?;
+    super::custom::to_storage_version(cx.b, cx.info, &mut obj)
+        .await
+        .map_err(|e| (e, warnings.clone()))?;
+    super::versions::to_storage(cx.info, &mut obj).map_err(|e| (e, warnings.clone()))?;
     let stored =
         cx.b.store
             .update(

@@ -16,6 +16,9 @@ use clap::Parser;
 struct Flags {
     #[command(flatten)]
     gateway: keelson_gateway::GatewayFlags,
+    /// kube's `--tracing-config-file` (OpenTelemetry traces over OTLP).
+    #[command(flatten)]
+    tracing: keelson_runtime::TracingFlags,
     /// The store service.
     #[arg(
         long,
@@ -49,7 +52,9 @@ struct Flags {
 }
 
 fn main() -> std::process::ExitCode {
-    keelson_runtime::main("keelson-gateway", run(Flags::parse()))
+    let flags = Flags::parse();
+    let telemetry = keelson_runtime::TelemetryOptions::from(&flags.tracing);
+    keelson_runtime::main_with("keelson-gateway", telemetry, run(flags))
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
@@ -58,6 +63,8 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     );
     // The live catalog follows the stored CustomResourceDefinitions.
     let catalog = keelson_registry::Catalog::builtin();
+    // `--runtime-config` and `--feature-gates`, before anything reads the catalog.
+    flags.gateway.api.apply(&catalog)?;
     keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
     let backends = keelson_gateway::Backends {
         store,
@@ -68,8 +75,11 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
             &flags.merge_endpoint,
         )?),
         // Host names are resolved again every few seconds: every address a
-        // name has is a replica (`docker compose --scale watch=N`).
-        watch: keelson_rpc::RemoteWatchCache::connect_resolving(&flags.watch_endpoints)?,
+        // name has is a replica (`docker compose --scale watch=N`). Watchers
+        // of the same collection, selectors and format share one stream.
+        watch: Arc::new(keelson_rpc::SharedWatches::new(
+            keelson_rpc::RemoteWatchCache::connect_resolving(&flags.watch_endpoints)?,
+        )),
         catalog,
     };
     keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;

@@ -37,6 +37,7 @@ fn the_body() {
             propagation_policy: Some(PropagationPolicy::Foreground),
             orphan_dependents: None,
             dry_run: true,
+            ignore_store_read_error: false,
         }
     );
     assert_eq!(
@@ -148,4 +149,23 @@ fn bad_bodies_are_400() {
     }
     // The body is read before the query is validated.
     assert_eq!(parse("dryRun=x", "[").unwrap_err().code, 400);
+}
+
+#[test]
+fn unsafe_delete_goes_alone() {
+    let alone = parse("ignoreStoreReadErrorWithClusterBreakingPotential=true", "").unwrap();
+    assert!(alone.ignore_store_read_error);
+    assert!(alone.validate_unsafe_delete().is_ok());
+    let e = parse(
+        "dryRun=All&gracePeriodSeconds=0",
+        r#"{"ignoreStoreReadErrorWithClusterBreakingPotential":true,"preconditions":{"uid":"u"}}"#,
+    )
+    .unwrap()
+    .validate_unsafe_delete()
+    .unwrap_err();
+    assert_eq!(e.code, 422);
+    assert_eq!(
+        e.message,
+        "DeleteOptions.meta.k8s.io \"\" is invalid: [ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .dryRun, ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .gracePeriodSeconds, ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with .preconditions]"
+    );
 }

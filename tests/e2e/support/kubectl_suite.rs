@@ -1,0 +1,328 @@
+//! The kubectl suite: the installed kubectl against a running server,
+//! shared by the local modes (`tests/e2e/kubectl.rs`) and the Compose
+//! fleet (`tests/e2e/compose.rs`).
+
+use super::Cluster;
+
+const DEPLOYMENT: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: c
+        image: nginx:1.27
+        ports:
+        - containerPort: 80
+"#;
+
+const POD: &str = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: p1
+  labels: {app: p}
+spec:
+  containers:
+  - name: c
+    image: busybox:1.36
+    command: ["sleep", "3600"]
+"#;
+
+const UNKNOWN_FIELD: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: strict-cm
+spec:
+  foo: bar
+data:
+  a: b
+"#;
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+/// Run the suite against `c` (a fresh server: it creates namespaces `e2e`
+/// and `chunks`).
+pub fn run(c: &Cluster) {
+    // Discovery and OpenAPI.
+    let res = c.ok(&["api-resources"]);
+    for want in [
+        "pods",
+        " po ",
+        "deployments",
+        "deploy",
+        "apps/v1",
+        "configmaps",
+        " cm ",
+    ] {
+        assert!(res.contains(want), "api-resources lacks {want:?}:\n{res}");
+    }
+    let versions = c.ok(&["api-versions"]);
+    assert!(versions.lines().any(|l| l == "v1"), "{versions}");
+    assert!(versions.lines().any(|l| l == "apps/v1"), "{versions}");
+    let explain = c.ok(&["explain", "pods.spec.containers"]);
+    assert!(
+        explain.contains("KIND:") && explain.contains("Pod"),
+        "{explain}"
+    );
+    assert!(explain.contains("image"), "{explain}");
+    assert!(
+        explain.contains("List of containers belonging to the pod"),
+        "{explain}"
+    );
+
+    // Namespaces and configmaps.
+    c.ok(&["create", "namespace", "e2e"]);
+    let ns = json(&c.ok(&["get", "namespace", "e2e", "-o", "json"]));
+    assert_eq!(ns["status"]["phase"], "Active");
+    c.ok(&[
+        "create",
+        "configmap",
+        "cm1",
+        "--from-literal=a=b",
+        "-n",
+        "e2e",
+    ]);
+    let cm = json(&c.ok(&["get", "configmap", "cm1", "-n", "e2e", "-o", "json"]));
+    assert_eq!(cm["data"]["a"], "b");
+    let rv: u64 = cm["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rv > 0);
+    assert!(!cm["metadata"]["uid"].as_str().unwrap().is_empty());
+
+    // create -f with kubectl's default strict validation.
+    c.ok_stdin(&["create", "-n", "e2e", "-f", "-"], DEPLOYMENT);
+    c.ok_stdin(&["create", "-n", "e2e", "-f", "-"], POD);
+    let pod = json(&c.ok(&["get", "pod", "p1", "-n", "e2e", "-o", "json"]));
+    assert_eq!(pod["spec"]["containers"][0]["image"], "busybox:1.36");
+    let dep = json(&c.ok(&["get", "deployment", "web", "-n", "e2e", "-o", "json"]));
+    assert_eq!(dep["metadata"]["generation"], 1);
+
+    // Unknown fields: Strict fails, Warn warns and creates.
+    let err = c.fails(&["create", "-n", "e2e", "-f", "-"], Some(UNKNOWN_FIELD));
+    assert!(
+        err.contains(r#"strict decoding error: unknown field "spec""#),
+        "{err}"
+    );
+    let out = c.kubectl_stdin(
+        &["create", "-n", "e2e", "--validate=warn", "-f", "-"],
+        Some(UNKNOWN_FIELD),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(r#"unknown field "spec""#), "{stderr}");
+    let stored = json(&c.ok(&["get", "cm", "strict-cm", "-n", "e2e", "-o", "json"]));
+    assert!(
+        stored.get("spec").is_none(),
+        "unknown field was stored: {stored}"
+    );
+
+    // get in every output.
+    let yaml = c.ok(&["get", "pods", "-n", "e2e", "-o", "yaml"]);
+    let list: serde_json::Value = serde_yaml::from_str(&yaml).expect("yaml");
+    assert_eq!(list["items"][0]["metadata"]["name"], "p1");
+    let all = c.ok(&["get", "configmaps", "-A"]);
+    assert!(
+        all.lines()
+            .any(|l| l.starts_with("e2e") && l.contains("cm1")),
+        "{all}"
+    );
+    let table = c.ok(&["get", "pods", "-n", "e2e"]);
+    assert!(table.contains("p1"), "{table}");
+
+    // replace with a stale resourceVersion → Conflict.
+    let stale = c.ok(&["get", "configmap", "cm1", "-n", "e2e", "-o", "json"]);
+    c.ok(&["label", "configmap", "cm1", "-n", "e2e", "touched=yes"]);
+    let err = c.fails(&["replace", "-f", "-"], Some(&stale));
+    assert!(err.contains("Conflict"), "{err}");
+    assert!(
+        err.contains("the object has been modified; please apply your changes to the latest version and try again"),
+        "{err}"
+    );
+
+    // Patches, labels, annotations.
+    c.ok(&[
+        "patch",
+        "configmap",
+        "cm1",
+        "-n",
+        "e2e",
+        "--type=json",
+        "-p",
+        r#"[{"op":"add","path":"/data/j","value":"1"}]"#,
+    ]);
+    c.ok(&[
+        "patch",
+        "configmap",
+        "cm1",
+        "-n",
+        "e2e",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"m":"2","a":null}}"#,
+    ]);
+    c.ok(&["annotate", "configmap", "cm1", "-n", "e2e", "note=hello"]);
+    let cm = json(&c.ok(&["get", "configmap", "cm1", "-n", "e2e", "-o", "json"]));
+    assert_eq!(cm["data"]["j"], "1");
+    assert_eq!(cm["data"]["m"], "2");
+    assert!(cm["data"].get("a").is_none());
+    assert_eq!(cm["metadata"]["labels"]["touched"], "yes");
+    assert_eq!(cm["metadata"]["annotations"]["note"], "hello");
+    let err = c.fails(
+        &[
+            "patch",
+            "configmap",
+            "cm1",
+            "-n",
+            "e2e",
+            "--type=json",
+            "-p",
+            r#"[{"op":"test","path":"/data/j","value":"nope"}]"#,
+        ],
+        None,
+    );
+    assert!(err.contains("Invalid") || err.contains("rejected"), "{err}");
+    let labelled = c.ok(&[
+        "get",
+        "configmaps",
+        "-n",
+        "e2e",
+        "-l",
+        "touched=yes",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(labelled.trim(), "configmap/cm1");
+
+    // scale.
+    c.ok(&["scale", "deployment", "web", "-n", "e2e", "--replicas=3"]);
+    let replicas = c.ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-n",
+        "e2e",
+        "-o",
+        "jsonpath={.spec.replicas}",
+    ]);
+    assert_eq!(replicas.trim(), "3");
+    let dep = json(&c.ok(&["get", "deployment", "web", "-n", "e2e", "-o", "json"]));
+    assert_eq!(dep["metadata"]["generation"], 2);
+
+    // delete.
+    let out = c.ok(&["delete", "pod", "p1", "-n", "e2e"]);
+    assert!(out.contains("deleted"), "{out}");
+    let err = c.fails(&["get", "pod", "p1", "-n", "e2e"], None);
+    assert!(err.contains(r#"pods "p1" not found"#), "{err}");
+
+    // --dry-run=server leaves nothing behind.
+    let out = c.ok(&[
+        "create",
+        "configmap",
+        "dry",
+        "-n",
+        "e2e",
+        "--from-literal=x=y",
+        "--dry-run=server",
+    ]);
+    assert!(out.contains("created (server dry run)"), "{out}");
+    let err = c.fails(&["get", "configmap", "dry", "-n", "e2e"], None);
+    assert!(err.contains("NotFound"), "{err}");
+
+    // Missing namespace and bad names.
+    let err = c.fails(
+        &[
+            "create",
+            "configmap",
+            "x",
+            "-n",
+            "nope",
+            "--from-literal=a=b",
+        ],
+        None,
+    );
+    assert!(err.contains(r#"namespaces "nope" not found"#), "{err}");
+    let err = c.fails(
+        &[
+            "create",
+            "configmap",
+            "Bad_Name",
+            "-n",
+            "e2e",
+            "--from-literal=a=b",
+        ],
+        None,
+    );
+    assert!(err.contains("Invalid"), "{err}");
+    assert!(
+        err.contains(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"
+        ),
+        "{err}"
+    );
+    let err = c.fails(&["delete", "namespace", "kube-system"], None);
+    assert!(err.contains("this namespace may not be deleted"), "{err}");
+
+    // Chunked lists: kubectl follows metadata.continue.
+    c.ok(&["create", "namespace", "chunks"]);
+    for i in 0..7 {
+        c.ok(&["create", "configmap", &format!("c{i}"), "-n", "chunks"]);
+    }
+    let out = c.kubectl(&[
+        "get",
+        "configmaps",
+        "-n",
+        "chunks",
+        "--chunk-size=2",
+        "-o",
+        "name",
+        "-v=6",
+    ]);
+    assert!(out.status.success());
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        // The root CA publisher's ConfigMap, in every namespace.
+        .filter(|l| *l != "configmap/kube-root-ca.crt")
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        names,
+        (0..7)
+            .map(|i| format!("configmap/c{i}"))
+            .collect::<Vec<_>>()
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        log.matches("continue=").count(),
+        3,
+        "expected 4 pages:\n{log}"
+    );
+
+    // Namespaces created at first start.
+    let nss = c.ok(&["get", "namespaces", "-o", "name"]);
+    for n in [
+        "default",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "e2e",
+    ] {
+        assert!(nss.contains(&format!("namespace/{n}")), "{nss}");
+    }
+}
