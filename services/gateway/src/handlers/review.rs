@@ -77,6 +77,11 @@ pub(crate) async fn intercept(cx: &Ctx<'_>, verb: Verb, body: &Bytes) -> Option<
     ) {
         (AUTHZ | AUTHN, _, "") if verb == Verb::Create => ri.resource.as_str(),
         ("", "serviceaccounts", "token") => "token",
+        (CERTS, "certificatesigningrequests", "approval") if verb == Verb::Get => {
+            // kube's approval subresource reads back the whole request.
+            let key = cx.key(&cx.ri.name);
+            return Some(cx.b.store.get(&key).await.map(Reply::ok).map_err(plain));
+        }
         (CERTS, "certificatesigningrequests", "approval")
             if matches!(verb, Verb::Update | Verb::Patch) =>
         {

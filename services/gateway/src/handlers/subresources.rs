@@ -59,7 +59,9 @@ pub(crate) async fn serve(
         };
         return Some(resp);
     }
-    let ours = (res == "bindings" && sub.is_empty())
+    // Other verbs on `bindings` get the generic path's answers (kube's
+    // `watch is not supported on resources of kind "bindings"`, ...).
+    let ours = (res == "bindings" && sub.is_empty() && verb == Some(Verb::Create))
         || (res == "pods" && matches!(sub, "eviction" | "binding"))
         || kubelet::handles(res, sub);
     if !ours || (!sub.is_empty() && !info.has_subresource(sub)) {
