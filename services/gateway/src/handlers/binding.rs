@@ -15,7 +15,6 @@ use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
 use serde_json::{json, Value};
 
 use super::eviction::status_object;
-use super::object::summary;
 use super::{Ctx, Reply};
 
 /// How often a binding is retried when a concurrent write moved the pod
@@ -51,42 +50,7 @@ pub(crate) fn update_pod_condition(pod: &mut Value, mut cond: Value) {
 }
 
 fn decode_binding(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Value> {
-    let body = super::object::json_body(cx, body, "Binding")?;
-    let b: Value = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type Binding): couldn't get version/kind; json parse error: {} ({})",
-            e,
-            summary(&body)
-        ))
-    })?;
-    if !b.is_object() {
-        return Err(ApiError::bad_request(
-            "the object provided is unrecognized (must be of type Binding): body is not a JSON object",
-        ));
-    }
-    if let Some(k) = b.get("kind").and_then(Value::as_str) {
-        if !k.is_empty() && k != "Binding" {
-            return Err(ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type Binding): object kind {:?} does not match",
-                k
-            )));
-        }
-    }
-    if let Some(v) = b.get("apiVersion").and_then(Value::as_str) {
-        if !v.is_empty() && v != "v1" {
-            return Err(ApiError::bad_request(format!(
-                "the API version in the data ({}) does not match the expected API version (v1)",
-                v
-            )));
-        }
-    }
-    let ns = meta_str(&b, "namespace");
-    if !ns.is_empty() && ns != cx.ri.namespace {
-        return Err(ApiError::bad_request(
-            "the namespace of the provided object does not match the namespace sent on the request",
-        ));
-    }
-    Ok(b)
+    super::object::decode_typed_body(cx, body, "Binding", &["v1"])
 }
 
 /// kube's `ValidatePodBinding`.

@@ -22,7 +22,6 @@ use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
 use keelson_controllers::disruption::budget;
 use serde_json::{json, Value};
 
-use super::object::summary;
 use super::{Ctx, Reply};
 
 /// kube's `EvictionsRetry`: attempts and pause of the conflict retries.
@@ -89,41 +88,8 @@ fn plain_error(msg: impl Into<String>) -> ApiError {
 
 /// Decode and check the Eviction body: its type meta, name and namespace.
 fn decode_eviction(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Value> {
-    let body = super::object::json_body(cx, body, "Eviction")?;
-    let ev: Value = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type Eviction): couldn't get version/kind; json parse error: {} ({})",
-            e,
-            summary(&body)
-        ))
-    })?;
-    if !ev.is_object() {
-        return Err(ApiError::bad_request(
-            "the object provided is unrecognized (must be of type Eviction): body is not a JSON object",
-        ));
-    }
-    if let Some(k) = ev.get("kind").and_then(Value::as_str) {
-        if !k.is_empty() && k != "Eviction" {
-            return Err(ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type Eviction): object kind {:?} does not match",
-                k
-            )));
-        }
-    }
-    if let Some(v) = ev.get("apiVersion").and_then(Value::as_str) {
-        if !v.is_empty() && v != "policy/v1" && v != "policy/v1beta1" {
-            return Err(ApiError::bad_request(format!(
-                "the API version in the data ({}) does not match the expected API version (policy/v1)",
-                v
-            )));
-        }
-    }
-    let ns = meta_str(&ev, "namespace");
-    if !ns.is_empty() && ns != cx.ri.namespace {
-        return Err(ApiError::bad_request(
-            "the namespace of the provided object does not match the namespace sent on the request",
-        ));
-    }
+    let ev =
+        super::object::decode_typed_body(cx, body, "Eviction", &["policy/v1", "policy/v1beta1"])?;
     if meta_str(&ev, "name") != cx.ri.name {
         return Err(ApiError::bad_request(
             "name in URL does not match name in Eviction object",

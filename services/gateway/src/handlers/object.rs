@@ -37,6 +37,53 @@ pub(crate) fn json_body(cx: &Ctx<'_>, body: &Bytes, kind: &str) -> ApiResult<Byt
         .map_err(|e| ApiError::internal(e.to_string()))
 }
 
+/// Decode the body of a subresource that takes its own kind (a pod's
+/// `Binding`, `Eviction`): JSON, or Protobuf/CBOR through [`json_body`];
+/// `kind` and `apiVersion`, when set, must be `kind` and one of
+/// `api_versions` (kube's message names the first), and a namespace, when
+/// set, the request's.
+pub(crate) fn decode_typed_body(
+    cx: &Ctx<'_>,
+    body: &Bytes,
+    kind: &str,
+    api_versions: &[&str],
+) -> ApiResult<Value> {
+    let body = json_body(cx, body, kind)?;
+    let obj: Value = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {e} ({})",
+            summary(&body)
+        ))
+    })?;
+    if !obj.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): body is not a JSON object"
+        )));
+    }
+    if let Some(k) = obj.get("kind").and_then(Value::as_str) {
+        if !k.is_empty() && k != kind {
+            return Err(ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {kind}): object kind {k:?} does not match"
+            )));
+        }
+    }
+    if let Some(v) = obj.get("apiVersion").and_then(Value::as_str) {
+        if !v.is_empty() && !api_versions.contains(&v) {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({v}) does not match the expected API version ({})",
+                api_versions.first().copied().unwrap_or_default()
+            )));
+        }
+    }
+    let ns = meta_str(&obj, "namespace");
+    if !ns.is_empty() && ns != cx.ri.namespace {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    Ok(obj)
+}
+
 /// Check and fill `apiVersion`, `kind` and `metadata.namespace` of a body.
 pub(crate) fn prepare_object(cx: &Ctx<'_>, mut obj: Value) -> ApiResult<Value> {
     let kind = &cx.info.kind;
