@@ -77,6 +77,8 @@ fn hpa_versions(c: &Cluster) {
     assert_eq!(v1["apiVersion"], "autoscaling/v1");
     assert_eq!(v1["spec"]["targetCPUUtilizationPercentage"], 60, "{v1}");
     assert_eq!(v1["spec"]["maxReplicas"], 5);
+    // kube's default, in both versions.
+    assert_eq!(v1["spec"]["minReplicas"], 1, "{v1}");
     let v2 = json_of(&c.ok(&[
         "get",
         "horizontalpodautoscalers.v2.autoscaling",
@@ -91,6 +93,7 @@ fn hpa_versions(c: &Cluster) {
         "{v2}"
     );
     assert!(v2["spec"].get("targetCPUUtilizationPercentage").is_none());
+    assert_eq!(v2["spec"]["minReplicas"], 1, "{v2}");
 
     // Created at v2, read at v1: the CPU target is the v1 field, the rest
     // travels in kube's annotations.

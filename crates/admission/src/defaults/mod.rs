@@ -7,6 +7,7 @@
 //! decode step has already rejected wrong types.
 
 mod apps;
+mod autoscaling;
 mod batch;
 mod core;
 mod pod;
@@ -37,6 +38,7 @@ pub(crate) fn apply(
         ("apps", "DaemonSet") => apps::daemon_set(obj),
         ("batch", "Job") => batch::job(obj),
         ("batch", "CronJob") => batch::cron_job(obj),
+        ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler(obj),
         _ => {}
     }
 }
