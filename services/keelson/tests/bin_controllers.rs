@@ -66,7 +66,16 @@ async fn purges_deleted_namespaces_and_reports_health() {
     }
     let healthz = http.get(format!("{ctl_ep}/healthz")).send().await.unwrap();
     assert_eq!(healthz.status().as_u16(), 200);
-    assert_eq!(store.get(&early).await.unwrap_err().code, 404);
+    // Purged at their start: soon after they report ready (the purge and
+    // the readiness report run side by side).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while store.get(&early).await.map_err(|e| e.code) != Err(404) {
+        assert!(
+            Instant::now() < deadline,
+            "the early namespace's content was never purged"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     // Deleted while they run.
     let late = key("configmaps", "late", "c");
