@@ -193,10 +193,21 @@ impl GarbageCollector {
         };
         let finalizers = finalizers(&latest);
         if !meta_str(&latest, "deletionTimestamp").is_empty() {
+            // Act on a deletion only once the graph has observed it: the
+            // graph then holds every dependent written before it (events of
+            // one resource arrive in order), so none is missed. Until then
+            // the deletion's own event queues the owner again.
+            let observed = |f: &str| node.deleting && node.finalizers.iter().any(|x| x == f);
             if finalizers.iter().any(|f| f == ORPHAN) {
+                if !observed(ORPHAN) {
+                    return Ok(Outcome::Done);
+                }
                 return self.orphan_dependents(graph, uid, &node.key).await;
             }
             if finalizers.iter().any(|f| f == FOREGROUND) {
+                if !observed(FOREGROUND) {
+                    return Ok(Outcome::Done);
+                }
                 return self.delete_dependents_first(graph, uid, &node.key).await;
             }
             return Ok(Outcome::Done);

@@ -154,3 +154,33 @@ async fn dangling_references_are_collected_or_dropped() {
     })
     .await;
 }
+
+/// The graph lags the store: an owner whose orphan deletion the graph has
+/// not observed yet (nor the dependent written before it) is left alone
+/// until that event arrives, instead of losing its dependents.
+#[tokio::test]
+async fn a_deletion_the_graph_has_not_seen_waits_for_its_event() {
+    let (_dir, store) = store().await;
+    let s = store.as_ref();
+    let owner = cm(s, "lag", &[]).await;
+    let mut graph = Graph::default();
+    graph.upsert(cm_key("lag"), &owner);
+    cm(s, "lag-child", &[&owner]).await;
+    delete(s, "lag", PropagationPolicy::Orphan).await;
+
+    let gc = GarbageCollector::new(store.clone(), Catalog::builtin());
+    let uid = owner["metadata"]["uid"].as_str().unwrap();
+    gc.process(&graph, uid).await.unwrap();
+    let kept = exists(s, "lag").await.expect("owner kept");
+    assert_eq!(kept["metadata"]["finalizers"], json!(["orphan"]));
+
+    // Once the graph has seen the child and the deletion, the child is
+    // orphaned and the owner goes.
+    let child = exists(s, "lag-child").await.unwrap();
+    graph.upsert(cm_key("lag-child"), &child);
+    graph.upsert(cm_key("lag"), &kept);
+    gc.process(&graph, uid).await.unwrap();
+    assert!(exists(s, "lag").await.is_none());
+    let orphan = exists(s, "lag-child").await.unwrap();
+    assert!(orphan["metadata"]["ownerReferences"].is_null(), "{orphan}");
+}
