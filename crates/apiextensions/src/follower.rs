@@ -2,11 +2,11 @@
 //! stored CustomResourceDefinitions.
 //!
 //! It lists the CRDs through [`StoreApi`], then follows their change
-//! stream from the list's revision. A CRD whose names are accepted
-//! (`NamesAccepted`, which the CRD controller sets just before
-//! `Established`) has its served versions inserted into the catalog; a
-//! CRD that is gone, or whose versions stop being served, has them
-//! removed. Each (re)sync compares the list with what this follower had
+//! stream from the list's revision (a [`keelson_informer::Informer`]). A
+//! CRD whose names are accepted (`NamesAccepted`, which the CRD controller
+//! sets just before `Established`) has its served versions inserted into
+//! the catalog; a CRD that is gone, or whose versions stop being served,
+//! has them removed. Each listing is compared with what this follower had
 //! inserted, so CRDs deleted while the stream was down leave too. The
 //! printer columns of each version are registered with the codec's Table
 //! printer as they are inserted.
@@ -16,9 +16,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt as _;
-use keelson_api::{ApiResult, EventType, StoreApi};
+use keelson_api::{EventType, StoreApi};
 use keelson_codec::table::custom::{set_columns, CustomColumn};
+use keelson_informer::{Event, Informer, Listing};
 use keelson_registry::{Catalog, ResourceInfo};
 use serde_json::Value;
 
@@ -63,34 +63,39 @@ impl CatalogFollower {
         synced
     }
 
-    /// Run until `shutdown` completes, re-syncing after every failure.
+    /// Run until `shutdown` completes, listing again after every failure.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        tokio::pin!(shutdown);
+        let mut informer = Informer::new(
+            "CRD catalog follower",
+            self.store.clone(),
+            vec![crd_resource()],
+        )
+        .retry_after(RETRY_AFTER)
+        .report_synced(self.synced.clone());
         let mut served: BTreeMap<String, BTreeSet<Served>> = BTreeMap::new();
-        loop {
-            tokio::select! {
-                () = &mut shutdown => break,
-                res = self.sync_and_follow(&mut served) => {
-                    self.synced.send_replace(false);
-                    if let Err(e) = res {
-                        tracing::warn!(error = %e.message, "CRD catalog follower: re-syncing");
+        let follow = async {
+            loop {
+                match informer.next().await {
+                    Event::Listed(listings) => self.relisted(&mut served, &listings),
+                    Event::Changed(_, change) => {
+                        let deleted = change.event_type == EventType::Deleted;
+                        self.apply(&mut served, &change.object, deleted);
                     }
+                    Event::Resync => {}
                 }
             }
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = tokio::time::sleep(RETRY_AFTER) => {}
-            }
+        };
+        tokio::select! {
+            () = shutdown => {}
+            () = follow => {}
         }
     }
 
-    async fn sync_and_follow(
-        &self,
-        served: &mut BTreeMap<String, BTreeSet<Served>>,
-    ) -> ApiResult<()> {
-        let listed = self.store.list(&crd_resource(), None).await?;
+    /// Bring the catalog in line with a fresh listing: CRDs deleted while
+    /// the stream was down leave too.
+    fn relisted(&self, served: &mut BTreeMap<String, BTreeSet<Served>>, listings: &[Listing]) {
         let mut names = BTreeSet::new();
-        for item in &listed.items {
+        for item in listings.iter().flat_map(|l| &l.items) {
             names.insert(self.apply(served, item, false));
         }
         let gone: Vec<String> = served
@@ -101,24 +106,6 @@ impl CatalogFollower {
         for name in gone {
             self.apply_named(served, &name, BTreeSet::new(), Vec::new(), BTreeMap::new());
         }
-        let mut changes = self
-            .store
-            .watch(&crd_resource(), None, listed.resource_version)
-            .await?;
-        self.synced.send_replace(true);
-        while let Some(change) = changes.next().await {
-            let change = change?;
-            match change.event_type {
-                EventType::Added | EventType::Modified => {
-                    self.apply(served, &change.object, false);
-                }
-                EventType::Deleted => {
-                    self.apply(served, &change.object, true);
-                }
-                EventType::Bookmark | EventType::Error => {}
-            }
-        }
-        Ok(())
     }
 
     /// Bring the catalog in line with one CRD; returns its name.

@@ -12,10 +12,10 @@
 //! the namespace when no other finalizer remains. A terminating namespace
 //! with content left is looked at again every [`REQUEUE_AFTER`].
 //!
-//! It follows `StoreApi::watch` on namespaces. Every (re)start first lists
-//! the namespaces, queues the terminating ones and purges the objects of
-//! namespaces that are gone (deleted while it was down), then watches from
-//! that list's revision. A purge never touches a namespace that exists
+//! It follows the namespaces with a [`keelson_informer::Informer`]. Every
+//! listing (at start and after a failure) queues the terminating
+//! namespaces and purges the objects of namespaces that are gone (deleted
+//! while it was down); changes are watched from that list's revision. A purge never touches a namespace that exists
 //! again under the same name (see [`purge`]).
 
 mod conditions;
@@ -34,6 +34,7 @@ use keelson_api::{
 };
 use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::options::PropagationPolicy;
+use keelson_informer::{Event, Informer};
 use keelson_registry::Catalog;
 use serde_json::Value;
 
@@ -103,22 +104,27 @@ impl NamespaceController {
 
     /// Run until `shutdown` completes, re-syncing after every failure.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => break,
-                res = self.sync_and_follow() => {
-                    self.synced.send_replace(false);
-                    match res {
-                        Ok(()) => tracing::info!("namespace watch ended; re-syncing"),
-                        Err(e) => tracing::warn!(error = %e.message, "namespace controller: re-syncing"),
-                    }
+        let mut informer = Informer::new(
+            "namespace controller",
+            self.store.clone(),
+            vec![namespaces()],
+        )
+        .retry_after(RETRY_AFTER)
+        .resync_every(REQUEUE_AFTER)
+        .report_synced(self.synced.clone());
+        // The terminating namespaces whose content is not gone yet.
+        let mut pending = BTreeSet::new();
+        let follow = async {
+            loop {
+                let event = informer.next().await;
+                if let Err(e) = self.handle(event, &mut pending).await {
+                    informer.failed(&e);
                 }
             }
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = tokio::time::sleep(RETRY_AFTER) => {}
-            }
+        };
+        tokio::select! {
+            () = shutdown => {}
+            () = follow => {}
         }
         tracing::info!("namespace controller stopped");
     }
@@ -130,54 +136,46 @@ impl NamespaceController {
         }
     }
 
-    /// Queue the terminating namespaces and purge the gone ones, then
-    /// follow the namespaces' change stream until it ends.
-    async fn sync_and_follow(&self) -> ApiResult<()> {
-        let (after, mut pending) = self.resync().await?;
-        let mut changes = self.store.watch(&namespaces(), None, after).await?;
-        self.synced.send_replace(true);
-        let mut tick = tokio::time::interval(REQUEUE_AFTER);
-        loop {
-            tokio::select! {
-                change = changes.next() => {
-                    let Some(change) = change else { return Ok(()) };
-                    let change = change?;
-                    let name = meta_str(&change.object, "name").to_string();
-                    match change.event_type {
-                        EventType::Deleted => {
-                            pending.remove(&name);
-                            self.purge(&name).await?;
-                        }
-                        EventType::Added | EventType::Modified if terminating(&change.object) => {
-                            if self.sync_namespace(&name).await? == Pass::Again {
-                                pending.insert(name);
-                            } else {
-                                pending.remove(&name);
-                            }
-                        }
-                        _ => {}
+    async fn handle(&self, event: Event, pending: &mut BTreeSet<String>) -> ApiResult<()> {
+        match event {
+            Event::Listed(listings) => {
+                let listed: Vec<Value> = listings.into_iter().flat_map(|l| l.items).collect();
+                *pending = self.resync(&listed).await?;
+            }
+            Event::Changed(_, change) => {
+                let name = meta_str(&change.object, "name").to_string();
+                match change.event_type {
+                    EventType::Deleted => {
+                        pending.remove(&name);
+                        self.purge(&name).await?;
                     }
-                }
-                _ = tick.tick() => {
-                    let names: Vec<String> = pending.iter().cloned().collect();
-                    for name in names {
-                        if self.sync_namespace(&name).await? == Pass::Done {
+                    EventType::Added | EventType::Modified if terminating(&change.object) => {
+                        if self.sync_namespace(&name).await? == Pass::Again {
+                            pending.insert(name);
+                        } else {
                             pending.remove(&name);
                         }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Resync => {
+                let names: Vec<String> = pending.iter().cloned().collect();
+                for name in names {
+                    if self.sync_namespace(&name).await? == Pass::Done {
+                        pending.remove(&name);
                     }
                 }
             }
         }
+        Ok(())
     }
 
-    /// The start-up pass: purge the objects of every namespace that is
-    /// gone; returns the revision the namespaces were listed at and the
-    /// terminating namespaces.
-    async fn resync(&self) -> ApiResult<(u64, BTreeSet<String>)> {
-        let listed = self.store.list(&namespaces(), None).await?;
-        let existing: BTreeSet<&str> = listed.items.iter().map(|ns| meta_str(ns, "name")).collect();
+    /// The pass after each listing of the namespaces: purge the objects of
+    /// every namespace that is gone; returns the terminating namespaces.
+    async fn resync(&self, listed: &[Value]) -> ApiResult<BTreeSet<String>> {
+        let existing: BTreeSet<&str> = listed.iter().map(|ns| meta_str(ns, "name")).collect();
         let pending: BTreeSet<String> = listed
-            .items
             .iter()
             .filter(|ns| terminating(ns))
             .map(|ns| meta_str(ns, "name").to_string())
@@ -195,7 +193,7 @@ impl NamespaceController {
         for ns in &orphaned {
             self.purge(ns).await?;
         }
-        Ok((listed.resource_version, pending))
+        Ok(pending)
     }
 
     async fn purge(&self, ns: &str) -> ApiResult<()> {

@@ -1,15 +1,16 @@
 //! The loop shared by the controllers that keep one object in every
 //! namespace (the `default` ServiceAccount, the `kube-root-ca.crt`
 //! ConfigMap): list the namespaces and ensure the object in each, then
-//! follow the namespaces' and the objects' change streams — a new
-//! namespace gets its object at once, a deleted object comes back.
+//! follow the namespaces' and the objects' change streams (one
+//! [`Informer`]) — a new namespace gets its object at once, a deleted
+//! object comes back.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use futures::StreamExt as _;
 use keelson_api::{ApiResult, CreateOptions, EventType, GroupResource, ObjectKey, StoreApi};
 use keelson_apimachinery::meta::meta_str;
+use keelson_informer::{Event, Informer};
 use serde_json::Value;
 
 /// What one per-namespace controller keeps.
@@ -27,27 +28,30 @@ pub(crate) trait PerNamespace: Send + Sync + 'static {
     ) -> impl Future<Output = ApiResult<Option<Value>>> + Send;
 }
 
-/// Run `c` until `shutdown`, re-syncing after failures.
+/// Run `c` until `shutdown`, listing again after failures.
 pub(crate) async fn run<C: PerNamespace>(
     c: C,
     store: Arc<dyn StoreApi>,
     shutdown: impl Future<Output = ()>,
 ) {
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            () = &mut shutdown => break,
-            res = sync_and_follow(&c, store.as_ref()) => {
-                if let Err(e) = res {
-                    tracing::warn!(controller = c.name(), error = %e.message, "re-syncing");
-                }
+    let mut informer = Informer::new(c.name(), store.clone(), vec![namespaces(), c.resource()])
+        .retry_after(crate::namespace::RETRY_AFTER);
+    let follow = async {
+        loop {
+            let event = informer.next().await;
+            if let Err(e) = handle(&c, store.as_ref(), event).await {
+                informer.failed(&e);
             }
         }
-        tokio::select! {
-            () = &mut shutdown => break,
-            () = tokio::time::sleep(crate::namespace::RETRY_AFTER) => {}
-        }
+    };
+    tokio::select! {
+        () = shutdown => {}
+        () = follow => {}
     }
+}
+
+fn namespaces() -> GroupResource {
+    GroupResource::new("", "namespaces")
 }
 
 async fn ensure<C: PerNamespace>(c: &C, store: &dyn StoreApi, ns: &str) -> ApiResult<()> {
@@ -62,7 +66,7 @@ async fn ensure<C: PerNamespace>(c: &C, store: &dyn StoreApi, ns: &str) -> ApiRe
     };
     // The store does not run admission's NamespaceLifecycle: never write
     // into a namespace that is gone or terminating.
-    let namespace = ObjectKey::new(GroupResource::new("", "namespaces"), "", ns);
+    let namespace = ObjectKey::new(namespaces(), "", ns);
     match store.get(&namespace).await {
         Ok(n) if live(&n) => {}
         Ok(_) => return Ok(()),
@@ -80,39 +84,34 @@ fn live(ns: &Value) -> bool {
     meta_str(ns, "deletionTimestamp").is_empty()
 }
 
-async fn sync_and_follow<C: PerNamespace>(c: &C, store: &dyn StoreApi) -> ApiResult<()> {
-    let namespaces = GroupResource::new("", "namespaces");
-    let listed = store.list(&namespaces, None).await?;
-    for ns in listed.items.iter().filter(|n| live(n)) {
-        ensure(c, store, meta_str(ns, "name")).await?;
-    }
-    let objects_rev = store.current_revision().await?;
-    let ns_changes = store
-        .watch(&namespaces, None, listed.resource_version)
-        .await?
-        .map(|e| (true, e));
-    let obj_changes = store
-        .watch(&c.resource(), None, objects_rev)
-        .await?
-        .map(|e| (false, e));
-    let mut changes = futures::stream::select(ns_changes, obj_changes);
-    while let Some((is_ns, change)) = changes.next().await {
-        let change = change?;
-        match (is_ns, change.event_type) {
-            (true, EventType::Added | EventType::Modified) if live(&change.object) => {
+/// Ensure the object in every live namespace listed, in a namespace that
+/// appears, and again where it was deleted.
+async fn handle<C: PerNamespace>(c: &C, store: &dyn StoreApi, event: Event) -> ApiResult<()> {
+    match event {
+        Event::Listed(listings) => {
+            let listed = listings.iter().filter(|l| l.resource == namespaces());
+            for ns in listed.flat_map(|l| &l.items).filter(|n| live(n)) {
+                ensure(c, store, meta_str(ns, "name")).await?;
+            }
+        }
+        Event::Changed(gr, change) => match change.event_type {
+            EventType::Added | EventType::Modified
+                if gr == namespaces() && live(&change.object) =>
+            {
                 ensure(c, store, meta_str(&change.object, "name")).await?
             }
-            (false, EventType::Deleted) if meta_str(&change.object, "name") == c.object_name() => {
+            EventType::Deleted
+                if gr == c.resource() && meta_str(&change.object, "name") == c.object_name() =>
+            {
                 let ns = meta_str(&change.object, "namespace").to_string();
-                let ns_obj = store
-                    .get(&ObjectKey::new(namespaces.clone(), "", &ns))
-                    .await;
+                let ns_obj = store.get(&ObjectKey::new(namespaces(), "", &ns)).await;
                 if ns_obj.as_ref().is_ok_and(live) {
                     ensure(c, store, &ns).await?;
                 }
             }
             _ => {}
-        }
+        },
+        Event::Resync => {}
     }
     Ok(())
 }

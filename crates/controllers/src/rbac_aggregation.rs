@@ -6,9 +6,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use futures::StreamExt as _;
 use keelson_api::{ApiResult, GroupResource, ObjectKey, StoreApi, UpdateOptions};
 use keelson_apimachinery::meta::meta_str;
+use keelson_informer::Informer;
 use serde_json::{json, Map, Value};
 
 /// The aggregation controller.
@@ -95,37 +95,27 @@ impl AggregationController {
         AggregationController { store }
     }
 
-    /// Run until `shutdown` completes, re-syncing after failures.
+    /// Run until `shutdown` completes, listing again after failures.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => break,
-                res = self.sync_and_follow() => {
-                    if let Err(e) = res {
-                        tracing::warn!(error = %e.message, "clusterrole aggregation: re-syncing");
-                    }
+        let mut informer = Informer::new(
+            "clusterrole aggregation",
+            self.store.clone(),
+            vec![cluster_roles()],
+        )
+        .retry_after(crate::namespace::RETRY_AFTER);
+        let follow = async {
+            loop {
+                // Every listing and every change brings all roles up to date.
+                informer.next().await;
+                if let Err(e) = self.aggregate_all().await {
+                    informer.failed(&e);
                 }
             }
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = tokio::time::sleep(crate::namespace::RETRY_AFTER) => {}
-            }
+        };
+        tokio::select! {
+            () = shutdown => {}
+            () = follow => {}
         }
-    }
-
-    async fn sync_and_follow(&self) -> ApiResult<()> {
-        let listed = self.store.list(&cluster_roles(), None).await?;
-        self.aggregate_all().await?;
-        let mut changes = self
-            .store
-            .watch(&cluster_roles(), None, listed.resource_version)
-            .await?;
-        while let Some(change) = changes.next().await {
-            change?;
-            self.aggregate_all().await?;
-        }
-        Ok(())
     }
 
     /// Bring every aggregated ClusterRole's rules up to date.

@@ -23,13 +23,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use keelson_api::{
     ApiResult, DeleteOptions, EventType, GroupResource, ObjectKey, StoreApi, UpdateOptions,
 };
 use keelson_apiextensions::crd::{Condition, Crd, Names};
 use keelson_apiextensions::{crd_resource, CLEANUP_FINALIZER};
 use keelson_apimachinery::meta::{meta_str, now_rfc3339};
+use keelson_informer::{Event, Informer};
 use serde_json::{json, Value};
 
 /// How long the controller waits before re-syncing after a failure.
@@ -55,61 +55,61 @@ impl CrdController {
         self.synced.subscribe()
     }
 
-    /// Run until `shutdown` completes, re-syncing after every failure.
+    /// Run until `shutdown` completes, listing again after every failure.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => break,
-                res = self.sync_and_follow() => {
-                    self.synced.send_replace(false);
-                    if let Err(e) = res {
-                        tracing::warn!(error = %e.message, "CRD controller: re-syncing");
-                    }
+        let mut informer =
+            Informer::new("CRD controller", self.store.clone(), vec![crd_resource()])
+                .retry_after(RETRY_AFTER)
+                .report_synced(self.synced.clone());
+        let mut known = BTreeMap::new();
+        let follow = async {
+            loop {
+                let event = informer.next().await;
+                if let Err(e) = self.handle(event, &mut known).await {
+                    informer.failed(&e);
                 }
             }
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = tokio::time::sleep(RETRY_AFTER) => {}
-            }
+        };
+        tokio::select! {
+            () = shutdown => {}
+            () = follow => {}
         }
         tracing::info!("CRD controller stopped");
     }
 
-    async fn sync_and_follow(&self) -> ApiResult<()> {
-        let listed = self.store.list(&crd_resource(), None).await?;
-        let mut known: BTreeMap<String, Value> = listed
-            .items
-            .into_iter()
-            .map(|c| (meta_str(&c, "name").to_string(), c))
-            .collect();
-        let names: Vec<String> = known.keys().cloned().collect();
-        for name in names {
-            if let Some(obj) = known.get(&name).cloned() {
-                self.reconcile(&obj, &known).await?;
-            }
-        }
-        let mut changes = self
-            .store
-            .watch(&crd_resource(), None, listed.resource_version)
-            .await?;
-        self.synced.send_replace(true);
-        while let Some(change) = changes.next().await {
-            let change = change?;
-            let name = meta_str(&change.object, "name").to_string();
-            match change.event_type {
-                EventType::Added | EventType::Modified => {
-                    known.insert(name, change.object.clone());
-                    self.reconcile(&change.object, &known).await?;
-                }
-                EventType::Deleted => {
-                    known.remove(&name);
-                    if let Ok(crd) = Crd::from_value(&change.object) {
-                        self.delete_instances(&crd).await?;
+    /// Reconcile every listed CRD, or the one that changed.
+    async fn handle(&self, event: Event, known: &mut BTreeMap<String, Value>) -> ApiResult<()> {
+        match event {
+            Event::Listed(listings) => {
+                *known = listings
+                    .into_iter()
+                    .flat_map(|l| l.items)
+                    .map(|c| (meta_str(&c, "name").to_string(), c))
+                    .collect();
+                let names: Vec<String> = known.keys().cloned().collect();
+                for name in names {
+                    if let Some(obj) = known.get(&name).cloned() {
+                        self.reconcile(&obj, known).await?;
                     }
                 }
-                EventType::Bookmark | EventType::Error => {}
             }
+            Event::Changed(_, change) => {
+                let name = meta_str(&change.object, "name").to_string();
+                match change.event_type {
+                    EventType::Added | EventType::Modified => {
+                        known.insert(name, change.object.clone());
+                        self.reconcile(&change.object, known).await?;
+                    }
+                    EventType::Deleted => {
+                        known.remove(&name);
+                        if let Ok(crd) = Crd::from_value(&change.object) {
+                            self.delete_instances(&crd).await?;
+                        }
+                    }
+                    EventType::Bookmark | EventType::Error => {}
+                }
+            }
+            Event::Resync => {}
         }
         Ok(())
     }

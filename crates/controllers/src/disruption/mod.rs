@@ -22,9 +22,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use futures::{FutureExt as _, StreamExt as _};
+use futures::FutureExt as _;
 use keelson_api::{ApiResult, GroupResource, ObjectKey, StoreApi, UpdateOptions};
 use keelson_apimachinery::meta::meta_str;
+use keelson_informer::Informer;
 use serde_json::Value;
 
 use budget::{Counts, PodController};
@@ -53,45 +54,38 @@ impl DisruptionController {
         DisruptionController { store }
     }
 
-    /// Run until `shutdown` completes, re-syncing after failures.
+    /// Run until `shutdown` completes, listing again after failures.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => break,
-                res = self.sync_and_follow() => {
-                    if let Err(e) = res {
-                        tracing::warn!(error = %e.message, "disruption controller: re-syncing");
+        let mut informer = Informer::new(
+            "disruption controller",
+            self.store.clone(),
+            vec![pdbs(), pods()],
+        )
+        .retry_after(crate::namespace::RETRY_AFTER);
+        let follow = async {
+            // Nothing is due before the first listing, nor after a failure
+            // (tokio takes an overlong sleep as "never").
+            let mut wait = Duration::MAX;
+            loop {
+                tokio::select! {
+                    _ = informer.next() => {
+                        // Whatever else has arrived is covered by the same pass.
+                        while informer.next().now_or_never().is_some() {}
                     }
+                    () = tokio::time::sleep(wait) => {}
                 }
-            }
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = tokio::time::sleep(crate::namespace::RETRY_AFTER) => {}
-            }
-        }
-    }
-
-    async fn sync_and_follow(&self) -> ApiResult<()> {
-        let rev = self.store.current_revision().await?;
-        let budgets = self.store.watch(&pdbs(), None, rev).await?;
-        let pod_changes = self.store.watch(&pods(), None, rev).await?;
-        let mut changes = futures::stream::select(budgets, pod_changes);
-        loop {
-            let wait = self.sync_all().await?;
-            tokio::select! {
-                change = changes.next() => {
-                    match change {
-                        None => return Ok(()),
-                        Some(c) => { c?; }
+                wait = match self.sync_all().await {
+                    Ok(wait) => wait,
+                    Err(e) => {
+                        informer.failed(&e);
+                        Duration::MAX
                     }
-                    // Whatever else has arrived is covered by the same pass.
-                    while let Some(Some(c)) = changes.next().now_or_never() {
-                        c?;
-                    }
-                }
-                () = tokio::time::sleep(wait) => {}
+                };
             }
+        };
+        tokio::select! {
+            () = shutdown => {}
+            () = follow => {}
         }
     }
 

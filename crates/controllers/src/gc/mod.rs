@@ -16,7 +16,8 @@
 //!   a namespaced owner is looked up in its dependent's namespace.
 //!
 //! Like the other controllers it holds only a `StoreApi`: one list and one
-//! change stream per resource feed an in-memory [`graph::Graph`], and a
+//! change stream per resource (a [`keelson_informer::Informer`]) feed an
+//! in-memory [`graph::Graph`], and a
 //! work queue of uids is processed against fresh reads from the store.
 //! A change of the catalog's generation (a CRD) re-syncs it.
 
@@ -29,13 +30,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::{self, StreamExt as _};
 use keelson_api::{
     ApiResult, ChangeEvent, DeleteOptions, EventType, GroupResource, ObjectKey, StoreApi,
     UpdateOptions,
 };
 use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::options::PropagationPolicy;
+use keelson_informer::{Event, Informer};
 use keelson_registry::Catalog;
 use serde_json::Value;
 
@@ -92,21 +93,14 @@ impl GarbageCollector {
 
     /// Run until `shutdown` completes, re-syncing after every failure.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => break,
-                res = self.sync_and_follow() => {
-                    self.synced.send_replace(false);
-                    if let Err(e) = res {
-                        tracing::warn!(error = %e.message, "garbage collector: re-syncing");
-                    }
-                }
-            }
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = tokio::time::sleep(RETRY_AFTER) => {}
-            }
+        let (generation, resources) = self.resources();
+        let mut informer = Informer::new("garbage collector", self.store.clone(), resources)
+            .retry_after(RETRY_AFTER)
+            .resync_every(RETRY_AFTER)
+            .report_synced(self.synced.clone());
+        tokio::select! {
+            () = shutdown => {}
+            () = self.follow(&mut informer, generation) => {}
         }
         tracing::info!("garbage collector stopped");
     }
@@ -124,48 +118,42 @@ impl GarbageCollector {
         (snap.generation(), out)
     }
 
-    /// List every resource into a graph, then follow the change streams
-    /// and work the queue until a stream fails or the catalog changes.
-    async fn sync_and_follow(&self) -> ApiResult<()> {
-        let (generation, resources) = self.resources();
+    /// Fold every listing and change into a graph and work the queue
+    /// while the graph is current; a new catalog generation re-lists.
+    async fn follow(&self, informer: &mut Informer, mut generation: u64) {
         let mut graph = Graph::default();
-        let mut streams = Vec::new();
-        for gr in &resources {
-            let listed = self.store.list(gr, None).await?;
-            for obj in &listed.items {
-                graph.upsert(key_of(gr, obj), obj);
-            }
-            let gr2 = gr.clone();
-            let changes = self
-                .store
-                .watch(gr, None, listed.resource_version)
-                .await?
-                .map(move |c| (gr2.clone(), c));
-            streams.push(changes.boxed());
-        }
-        let mut changes = stream::select_all(streams);
         let mut queue = Queue::default();
-        for uid in graph.initial_work() {
-            queue.push(uid);
-        }
         let mut retry: Vec<String> = Vec::new();
-        let mut tick = tokio::time::interval(RETRY_AFTER);
-        self.synced.send_replace(true);
         loop {
             tokio::select! {
-                change = changes.next() => {
-                    let Some((gr, change)) = change else { return Ok(()) };
-                    apply(&mut graph, &mut queue, &gr, change?);
-                }
-                _ = tick.tick() => {
-                    if self.catalog.snapshot().generation() != generation {
-                        return Ok(());
+                event = informer.next() => match event {
+                    Event::Listed(listings) => {
+                        (graph, queue) = (Graph::default(), Queue::default());
+                        retry.clear();
+                        for listing in &listings {
+                            for obj in &listing.items {
+                                graph.upsert(key_of(&listing.resource, obj), obj);
+                            }
+                        }
+                        for uid in graph.initial_work() {
+                            queue.push(uid);
+                        }
                     }
-                    for uid in retry.drain(..) {
-                        queue.push(uid);
+                    Event::Changed(gr, change) => apply(&mut graph, &mut queue, &gr, change),
+                    Event::Resync => {
+                        let (now, resources) = self.resources();
+                        if now != generation {
+                            generation = now;
+                            informer.set_resources(resources);
+                            continue;
+                        }
+                        for uid in retry.drain(..) {
+                            queue.push(uid);
+                        }
                     }
-                }
-                uid = async { queue.pop() }, if !queue.is_empty() => {
+                },
+                // Not while re-listing: the graph may have missed changes.
+                uid = async { queue.pop() }, if informer.is_watching() && !queue.is_empty() => {
                     let Some(uid) = uid else { continue };
                     match self.process(&graph, &uid).await {
                         Ok(Outcome::Done) => {}
