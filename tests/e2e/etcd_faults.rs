@@ -4,6 +4,9 @@
 //! no acknowledged write is lost, and a watch followed the way client-go's
 //! reflector follows it (re-watch from the last resourceVersion seen when
 //! the stream ends, re-list on `410 Gone`) sees every object exactly once.
+//! Then two `keelson-store` replicas over one etcd, every client of the
+//! store given both endpoints, and one replica killed under the load: only
+//! the requests in flight on it fail.
 //! The test starts `etcd` itself (Debian's `etcd-server` on PATH).
 
 mod support;
@@ -178,8 +181,18 @@ fn reflector(
     (handle, seen)
 }
 
-/// Outcome of each create of a write load: name → acknowledged (201).
-type Outcomes = Arc<Mutex<BTreeMap<String, u16>>>;
+/// One create of a write load: the answer's code (`0`: no HTTP answer),
+/// its Status reason (or the client's error) when not `201`, and when it
+/// was sent.
+#[derive(Debug, Clone)]
+struct Outcome {
+    code: u16,
+    reason: String,
+    sent: Instant,
+}
+
+/// Outcome of each create of a write load, by name.
+type Outcomes = Arc<Mutex<BTreeMap<String, Outcome>>>;
 
 /// `writers` loops creating ConfigMaps in `ns` until `stop`.
 fn write_load(
@@ -210,11 +223,19 @@ fn write_load(
                         i += 1;
                         let body = json!({"apiVersion": "v1", "kind": "ConfigMap",
                             "metadata": {"name": name}, "data": {"i": i.to_string()}});
-                        let code = match client.post(&url).json(&body).send().await {
-                            Ok(r) => r.status().as_u16(),
-                            Err(_) => 0,
+                        let sent = Instant::now();
+                        let (code, reason) = match client.post(&url).json(&body).send().await {
+                            Ok(r) if r.status().as_u16() == 201 => (201, String::new()),
+                            Ok(r) => {
+                                let code = r.status().as_u16();
+                                let status: Value = r.json().await.unwrap_or_default();
+                                (code, status["reason"].as_str().unwrap_or("").to_string())
+                            }
+                            Err(e) => (0, e.to_string()),
                         };
-                        out.lock().expect("outcomes").insert(name, code);
+                        out.lock()
+                            .expect("outcomes")
+                            .insert(name, Outcome { code, reason, sent });
                         if code != 201 {
                             tokio::time::sleep(Duration::from_millis(100)).await;
                         }
@@ -227,6 +248,15 @@ fn write_load(
         });
     });
     (handle, outcomes)
+}
+
+/// The acknowledged (`201`) and the failed creates of a write load.
+fn acked_and_failed(outcomes: &BTreeMap<String, Outcome>) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (acked, failed): (Vec<_>, Vec<_>) = outcomes.iter().partition(|(_, o)| o.code == 201);
+    (
+        acked.into_iter().map(|(n, _)| n.clone()).collect(),
+        failed.into_iter().map(|(n, _)| n.clone()).collect(),
+    )
 }
 
 /// Wait until the reflector knows every name in `want` (or 60 s passed),
@@ -269,7 +299,7 @@ fn a_killed_member_loses_no_acknowledged_write() {
         .lock()
         .expect("outcomes")
         .values()
-        .filter(|c| **c == 201)
+        .filter(|o| o.code == 201)
         .count();
     etcd.kill(0);
     assert!(!etcd.is_running(0));
@@ -278,16 +308,7 @@ fn a_killed_member_loses_no_acknowledged_write() {
     load.join().expect("load");
 
     let outcomes = outcomes.lock().expect("outcomes").clone();
-    let acked: BTreeSet<String> = outcomes
-        .iter()
-        .filter(|(_, code)| **code == 201)
-        .map(|(n, _)| n.clone())
-        .collect();
-    let in_doubt: BTreeSet<String> = outcomes
-        .iter()
-        .filter(|(_, code)| **code != 201)
-        .map(|(n, _)| n.clone())
-        .collect();
+    let (acked, in_doubt) = acked_and_failed(&outcomes);
     assert!(acked_before_kill > 0, "the load ran before the kill");
     assert!(
         acked.len() > acked_before_kill,
@@ -404,4 +425,72 @@ fn a_stopped_cluster_answers_504_and_recovers_with_the_watch() {
         "watch re-opened {} times, re-listed {} times",
         seen.rewatches, seen.relists
     );
+}
+
+#[test]
+fn a_killed_store_replica_fails_only_the_requests_in_flight_on_it() {
+    const WRITERS: usize = 4;
+    let etcd = TestEtcdCluster::start(1);
+    let servers = format!("--etcd-servers={}", etcd.endpoints().join(","));
+    let mut c = Cluster::start_store_replicas(2, &["--storage-backend=etcd3", &servers]);
+    c.ok(&["create", "namespace", "replicas"]);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let (load, outcomes) = write_load(&c, "replicas", WRITERS, stop.clone());
+    std::thread::sleep(Duration::from_secs(2));
+    let killed_at = Instant::now();
+    c.kill("keelson-store-0");
+    std::thread::sleep(Duration::from_secs(4));
+    stop.store(true, Ordering::SeqCst);
+    load.join().expect("load");
+
+    let outcomes = outcomes.lock().expect("outcomes").clone();
+    let (acked, failed) = acked_and_failed(&outcomes);
+    let before = outcomes.values().filter(|o| o.sent < killed_at).count();
+    // Sent once the kill is known to every client of the store.
+    let settled = killed_at + Duration::from_secs(1);
+    let after: Vec<&Outcome> = outcomes.values().filter(|o| o.sent > settled).collect();
+    let failures: Vec<(&String, &Outcome)> =
+        outcomes.iter().filter(|(_, o)| o.code != 201).collect();
+    eprintln!(
+        "{} creates ({before} before the kill, {} a second after it), {} acknowledged, failed: {failures:?}",
+        outcomes.len(),
+        after.len(),
+        acked.len()
+    );
+    assert!(before > 0, "the load ran before the kill");
+    // At most one request per writer was in flight on the killed replica.
+    assert!(
+        failures.len() <= WRITERS,
+        "{} failed, more than the {WRITERS} in flight: {failures:?}",
+        failures.len()
+    );
+    // A request cut off by the kill is kube's 503 (or 504), not a reset
+    // connection.
+    for (name, o) in &failures {
+        assert!(
+            matches!(o.code, 503 | 504)
+                && matches!(o.reason.as_str(), "ServiceUnavailable" | "Timeout"),
+            "{name}: {o:?}"
+        );
+    }
+    // Later requests went to the live replica.
+    assert!(after.len() > WRITERS, "the load went on: {after:?}");
+    let late: Vec<&&Outcome> = after.iter().filter(|o| o.code != 201).collect();
+    assert!(late.is_empty(), "failed after the kill: {late:?}");
+
+    // Every acknowledged create is readable; anything else stored was a
+    // request that failed in flight.
+    let (stored, _) = list_names(&c, "replicas");
+    let lost: Vec<&String> = acked.difference(&stored).collect();
+    assert!(lost.is_empty(), "acknowledged creates lost: {lost:?}");
+    let extra: Vec<&String> = stored.difference(&acked).collect();
+    assert!(
+        extra.iter().all(|n| failed.contains(*n)),
+        "stored but never written: {extra:?}"
+    );
+    for n in &acked {
+        let (code, body) = get(&c, &format!("/api/v1/namespaces/replicas/configmaps/{n}"));
+        assert_eq!(code, 200, "{n}: {body}");
+    }
 }

@@ -12,8 +12,10 @@ pub const DEFAULT_STORE_ENDPOINT: &str = "http://127.0.0.1:7001";
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct StoreEndpointFlags {
-    /// Store service endpoint [default: http://127.0.0.1:7001]
-    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL")]
+    /// Store service endpoint, or the store replicas' endpoints
+    /// comma-separated (a replica that is down is skipped)
+    /// [default: http://127.0.0.1:7001]
+    #[arg(long, env = "KEELSON_STORE_ENDPOINT", value_name = "URL[,URL...]")]
     pub store_endpoint: Option<String>,
 }
 

@@ -64,6 +64,9 @@ macro_rules! grpc_server {
 }
 pub(crate) use grpc_server;
 
+/// The channel every remote client of `remote_client!` calls through.
+pub(crate) type ClientChannel = crate::observe::Traced<crate::ReplicaChannel>;
+
 /// A remote client `$name` over the generated tonic client `$client`,
 /// connected lazily (see [`lazy_channel`](crate::lazy_channel)).
 macro_rules! remote_client {
@@ -71,7 +74,7 @@ macro_rules! remote_client {
         $(#[$doc])*
         #[derive(Clone, Debug)]
         pub struct $name {
-            client: $client<$crate::observe::TracedChannel>,
+            client: $client<$crate::service::ClientChannel>,
         }
 
         impl $name {
@@ -82,17 +85,19 @@ macro_rules! remote_client {
             }
 
             /// A client spreading its calls over every replica the
-            /// endpoint's host name resolves to, asked again every few
-            /// seconds (see [`resolving_channel`](crate::resolving_channel)).
-            pub fn connect_resolving(endpoint: &str) -> Result<Self, $crate::RpcError> {
-                Ok(Self::from_channel($crate::resolving_channel(endpoint)?))
+            /// endpoints (comma-separated) resolve to, asked again every few
+            /// seconds, and skipping a replica that is down (see
+            /// [`resolving_channel`](crate::resolving_channel)).
+            pub fn connect_resolving(endpoints: &str) -> Result<Self, $crate::RpcError> {
+                Ok(Self::from_channel($crate::resolving_channel(endpoints)?))
             }
 
-            /// A client over an existing channel.
-            pub fn from_channel(channel: tonic::transport::Channel) -> Self {
+            /// A client over an existing channel (one `Channel`, or a
+            /// [`ReplicaChannel`](crate::ReplicaChannel)).
+            pub fn from_channel(channel: impl Into<$crate::ReplicaChannel>) -> Self {
                 $name {
                     client: $crate::service::with_message_limits!($client::new(
-                        $crate::observe::Traced::new(channel)
+                        $crate::observe::Traced::new(channel.into())
                     )),
                 }
             }

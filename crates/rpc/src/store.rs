@@ -322,7 +322,7 @@ impl RemoteStore {
             .into_inner())
     }
 
-    fn client(&self) -> StoreClient<crate::observe::TracedChannel> {
+    fn client(&self) -> StoreClient<crate::service::ClientChannel> {
         self.client.clone()
     }
 }

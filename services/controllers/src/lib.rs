@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7006` |
 //! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9006` (the `--listen` port + 2000) |
-//! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
+//! | `--store-endpoint URL[,URL...]` (store replicas; a replica that is down is skipped) | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! `listen` serves plain-HTTP health checks: `/healthz` and `/livez` answer

@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7004` |
 //! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9004` (the `--listen` port + 2000) |
-//! | `--store-endpoint URL` | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
+//! | `--store-endpoint URL[,URL...]` (store replicas; a replica that is down is skipped) | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
 //! | `--history N` | `KEELSON_HISTORY` | `history` | `10000` |
 //! | `--history-bytes N` | `KEELSON_HISTORY_BYTES` | `history-bytes` | `67108864` (64 MiB) |
 //! | `--watcher-buffer N` | `KEELSON_WATCHER_BUFFER` | `watcher-buffer` | `1024` |

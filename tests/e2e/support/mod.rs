@@ -8,6 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod fleet;
 pub mod kubectl_suite;
 
 /// Watch-cache replicas in distributed mode.
