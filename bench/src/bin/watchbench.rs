@@ -591,9 +591,12 @@ async fn fanout(
     let started = Instant::now();
     let mut writes = Vec::new();
     let mut n = 0u64;
+    // How long each create took to be acknowledged: the part of the
+    // delivery latency spent before the event exists.
+    let acked = Arc::new(Histogram::new());
     while started.elapsed() < duration {
         ticker.tick().await;
-        let (c, u) = (writer.clone(), url.clone());
+        let (c, u, acked) = (writer.clone(), url.clone(), acked.clone());
         let t = base.elapsed().as_micros() as u64;
         n += 1;
         let name = format!("fan-{}-{n}", std::process::id());
@@ -602,7 +605,11 @@ async fn fanout(
             match c.post(&u).json(&body).send().await {
                 Ok(r) => {
                     let created = r.status().as_u16() == 201;
-                    r.bytes().await.is_ok() && created
+                    let ok = r.bytes().await.is_ok() && created;
+                    if ok {
+                        acked.add((base.elapsed().as_micros() as u64).saturating_sub(t));
+                    }
+                    ok
                 }
                 Err(_) => false,
             }
@@ -633,6 +640,11 @@ async fn fanout(
         closed.load(Ordering::Relaxed),
         mib(rss(f.pid)),
         mib(peak(f.pid).max(peak_before)),
+    );
+    println!(
+        "create acknowledged after p50={:.1}ms p99={:.1}ms",
+        acked.pct_ms(0.50),
+        acked.pct_ms(0.99)
     );
     for t in tasks {
         t.abort();

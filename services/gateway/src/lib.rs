@@ -18,6 +18,7 @@ mod handlers;
 pub mod http_util;
 pub mod metrics;
 pub mod pki;
+mod requests;
 mod server;
 
 use std::net::{IpAddr, SocketAddr};

@@ -289,7 +289,12 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
                 // streams (an open watch), so an unboxed handler future —
                 // every verb's state machine — would cost each watcher its
                 // full size.
-                let handled: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(handle(state, req));
+                let handled: Pin<Box<dyn Future<Output = _> + Send>> =
+                    if crate::requests::long_running(&req) {
+                        Box::pin(handle(state, req))
+                    } else {
+                        Box::pin(crate::requests::on_requests_runtime(handle(state, req)))
+                    };
                 async move { Ok::<_, std::convert::Infallible>(handled.await) }
             });
             let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());

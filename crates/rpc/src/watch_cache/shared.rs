@@ -75,6 +75,10 @@ pub struct SharedWatches {
     groups: Arc<Mutex<HashMap<Key, Arc<Group>>>>,
     limits: SharingLimits,
     stats: Arc<Stats>,
+    /// Where the groups' upstream readers run: the runtime the value was
+    /// made in (a gateway makes it in its gRPC runtime, so that the readers
+    /// are not queued behind the watchers they feed).
+    spawner: Option<tokio::runtime::Handle>,
 }
 
 impl fmt::Debug for SharedWatches {
@@ -370,13 +374,15 @@ impl SharedWatches {
         Self::with_limits(inner, SharingLimits::default())
     }
 
-    /// Share the watches of `inner` with `limits`.
+    /// Share the watches of `inner` with `limits`. The upstream readers
+    /// run on the Tokio runtime current here (else on the caller's).
     pub fn with_limits(inner: Arc<dyn WatchCacheApi>, limits: SharingLimits) -> Self {
         SharedWatches {
             inner,
             groups: Arc::new(Mutex::new(HashMap::new())),
             limits,
             stats: Arc::new(Stats::default()),
+            spawner: tokio::runtime::Handle::try_current().ok(),
         }
     }
 
@@ -412,7 +418,7 @@ impl SharedWatches {
             bookmark_interval_ms: self.limits.progress_every.as_millis().max(1) as u64,
             ..req.clone()
         };
-        tokio::spawn(run(
+        let reader = run(
             g.clone(),
             key.clone(),
             self.inner.clone(),
@@ -420,7 +426,11 @@ impl SharedWatches {
             upstream,
             self.limits,
             self.stats.clone(),
-        ));
+        );
+        match &self.spawner {
+            Some(rt) => drop(rt.spawn(reader)),
+            None => drop(tokio::spawn(reader)),
+        }
         g
     }
 }

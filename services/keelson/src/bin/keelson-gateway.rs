@@ -19,21 +19,25 @@ struct Flags {
     /// kube's `--tracing-config-file` (OpenTelemetry traces over OTLP).
     #[command(flatten)]
     tracing: keelson_runtime::TracingFlags,
-    /// The store service.
+    /// The store service: one endpoint, or the replicas' endpoints
+    /// comma-separated; calls are spread over every address they resolve
+    /// to, and a replica that is down is skipped.
     #[arg(
         long,
         env = "KEELSON_STORE_ENDPOINT",
         default_value = "http://127.0.0.1:7001"
     )]
     store_endpoint: String,
-    /// The admission service.
+    /// The admission service (comma-separated for several replicas, as
+    /// `--store-endpoint`).
     #[arg(
         long,
         env = "KEELSON_ADMISSION_ENDPOINT",
         default_value = "http://127.0.0.1:7002"
     )]
     admission_endpoint: String,
-    /// The merge service.
+    /// The merge service (comma-separated for several replicas, as
+    /// `--store-endpoint`).
     #[arg(
         long,
         env = "KEELSON_MERGE_ENDPOINT",
@@ -57,7 +61,36 @@ fn main() -> std::process::ExitCode {
     keelson_runtime::main_with("keelson-gateway", telemetry, run(flags))
 }
 
+/// The gRPC clients' own tasks — their connections, load balancers and
+/// resolvers, and the readers of shared watch streams — run on a runtime of
+/// their own. On the main runtime they queued behind the watchers' streams:
+/// in a 1,000-watcher fan-out every gRPC call of a write waited its turn
+/// there several times (the balancer's worker, the connection, the
+/// answer), so writes — and with them the events — came late.
+fn rpc_runtime() -> std::io::Result<&'static tokio::runtime::Runtime> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("keelson-rpc")
+        .enable_all()
+        .build()?;
+    // Lives as long as the process (dropping a runtime inside another one
+    // is not allowed).
+    Ok(Box::leak(Box::new(rt)))
+}
+
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
+    let rpc = rpc_runtime()?;
+    let backends = {
+        let _rpc = rpc.enter();
+        backends(&flags)?
+    };
+    keelson_apiextensions::CatalogFollower::spawn(backends.store.clone(), backends.catalog.clone());
+    keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
+    Ok(())
+}
+
+/// The remote services, their clients made on the current runtime.
+fn backends(flags: &Flags) -> Result<keelson_gateway::Backends, Box<dyn std::error::Error>> {
     let store: Arc<dyn keelson_api::StoreApi> = Arc::new(
         keelson_rpc::RemoteStore::connect_resolving(&flags.store_endpoint)?,
     );
@@ -65,8 +98,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let catalog = keelson_registry::Catalog::builtin();
     // `--runtime-config` and `--feature-gates`, before anything reads the catalog.
     flags.gateway.api.apply(&catalog)?;
-    keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
-    let backends = keelson_gateway::Backends {
+    Ok(keelson_gateway::Backends {
         store,
         admission: Arc::new(keelson_rpc::RemoteAdmission::connect_resolving(
             &flags.admission_endpoint,
@@ -81,7 +113,5 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
             keelson_rpc::RemoteWatchCache::connect_resolving(&flags.watch_endpoints)?,
         )),
         catalog,
-    };
-    keelson_gateway::serve_until_shutdown(flags.gateway.into(), backends).await?;
-    Ok(())
+    })
 }
