@@ -38,6 +38,8 @@ pub struct LocalAdmission {
     catalog: Catalog,
     /// Compiled schemas of the catalog's custom resources.
     schemas: keelson_apiextensions::SchemaCache,
+    /// NamespaceLifecycle's view of the namespaces.
+    namespaces: lifecycle::Namespaces,
 }
 
 impl LocalAdmission {
@@ -48,6 +50,7 @@ impl LocalAdmission {
             store,
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
+            namespaces: lifecycle::Namespaces::new(),
         }
     }
 }
@@ -58,6 +61,9 @@ impl AdmissionApi for LocalAdmission {
         match req.operation {
             Operation::Delete => {
                 lifecycle::check_delete(&req.gr, &req.name)?;
+                if req.gr.group.is_empty() && req.gr.resource == "namespaces" && !req.dry_run {
+                    self.namespaces.deleting(&req.name);
+                }
                 Ok(AdmissionResponse::default())
             }
             Operation::Create | Operation::Update => self.admit_write(req).await,
@@ -90,10 +96,10 @@ fn patch_invalid(patched: &Value, msg: &str) -> ApiError {
 }
 
 impl LocalAdmission {
-    async fn admit_write(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+    async fn admit_write(&self, mut req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
         let mut object = req
             .object
-            .clone()
+            .take()
             .ok_or_else(|| ApiError::bad_request("the request has no object to admit"))?;
         let catalog = custom::await_resource(&self.catalog, &req).await;
         let target = schema::target(
@@ -259,7 +265,14 @@ impl LocalAdmission {
         // 3. NamespaceLifecycle.
         let display_name = display_name(&req.name, &object);
         if req.operation == Operation::Create && namespaced {
-            lifecycle::check_create(&*self.store, &req.gr, &req.namespace, &display_name).await?;
+            lifecycle::check_create(
+                &self.store,
+                &self.namespaces,
+                &req.gr,
+                &req.namespace,
+                &display_name,
+            )
+            .await?;
         }
 
         // 4. Validation.

@@ -398,7 +398,11 @@ impl RevisionedKv for EtcdKv {
                 to_i64(r),
             )]);
         }
+        // A create (compare on mod revision 0) has no previous value to ask
+        // for; etcd would look for one all the same.
+        let creates = matches!(request.compare, Compare::ModRevision(0));
         let op = match request.on_success {
+            TxnOp::Put(value) if creates => EtcdTxnOp::put(key.clone(), value, None),
             TxnOp::Put(value) => {
                 EtcdTxnOp::put(key.clone(), value, Some(PutOptions::new().with_prev_key()))
             }

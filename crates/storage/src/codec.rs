@@ -58,6 +58,20 @@ impl ValueCodec {
         }
     }
 
+    /// [`Self::encode`] of an object the caller stamps with its new
+    /// `resourceVersion` afterwards (a create's or an update's result):
+    /// Keelson's JSON clears the version in place instead of on a copy of
+    /// the whole object.
+    pub fn encode_in_place(self, obj: &mut Value) -> Result<Vec<u8>, ApiError> {
+        match self {
+            ValueCodec::Json => {
+                set_resource_version(obj, "");
+                serde_json::to_vec(&*obj).map_err(ApiError::internal)
+            }
+            ValueCodec::Kube => self.encode(obj),
+        }
+    }
+
     /// Stored bytes as an object with `metadata.resourceVersion` set to
     /// `revision`; `key` names the value in a decode error.
     pub fn decode(self, key: &[u8], value: &[u8], revision: u64) -> Result<Value, ApiError> {

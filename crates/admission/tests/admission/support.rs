@@ -2,19 +2,50 @@
 //! another crate).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use futures::StreamExt as _;
 use keelson_admission::LocalAdmission;
 use keelson_api::{
-    AdmissionRequest, ApiError, ApiResult, CreateOptions, DeleteOptions, DeleteOutcome,
-    FieldValidation, GroupResource, ListResult, ObjectKey, Operation, StoreApi, UpdateOptions,
+    AdmissionRequest, ApiError, ApiResult, ChangeEvent, ChangeStream, CreateOptions, DeleteOptions,
+    DeleteOutcome, EventType, FieldValidation, GroupResource, ListResult, ObjectKey, Operation,
+    StoreApi, UpdateOptions,
 };
 use serde_json::{json, Value};
 
 #[derive(Default)]
 pub struct MemStore {
     objects: Mutex<HashMap<ObjectKey, Value>>,
+    /// Gets served (what a cache saves).
+    pub gets: AtomicUsize,
+    /// With `watchable`, every write goes to these change streams.
+    watchers: Mutex<Vec<tokio::sync::mpsc::UnboundedSender<ApiResult<ChangeEvent>>>>,
+    watchable: bool,
+}
+
+impl MemStore {
+    /// A store whose `watch` works (the default one answers 405).
+    pub fn watchable() -> MemStore {
+        MemStore {
+            watchable: true,
+            ..MemStore::default()
+        }
+    }
+
+    fn publish(&self, event_type: EventType, object: &Value) {
+        let event = ChangeEvent {
+            revision: 1,
+            event_type,
+            object: object.clone(),
+            prev_object: None,
+        };
+        self.watchers
+            .lock()
+            .unwrap()
+            .retain(|w| w.send(Ok(event.clone())).is_ok());
+    }
 }
 
 #[async_trait]
@@ -25,9 +56,12 @@ impl StoreApi for MemStore {
             return Err(ApiError::already_exists(&key.gr, &key.name));
         }
         m.insert(key.clone(), object.clone());
+        drop(m);
+        self.publish(EventType::Added, &object);
         Ok(object)
     }
     async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
+        self.gets.fetch_add(1, Ordering::Relaxed);
         let m = self.objects.lock().unwrap();
         m.get(key)
             .cloned()
@@ -38,13 +72,25 @@ impl StoreApi for MemStore {
             .lock()
             .unwrap()
             .insert(key.clone(), object.clone());
+        self.publish(EventType::Modified, &object);
         Ok(object)
     }
     async fn delete(&self, key: &ObjectKey, _: DeleteOptions) -> ApiResult<DeleteOutcome> {
-        let mut m = self.objects.lock().unwrap();
-        m.remove(key)
-            .map(DeleteOutcome::Deleted)
-            .ok_or_else(|| ApiError::not_found(&key.gr, &key.name))
+        let removed = self.objects.lock().unwrap().remove(key);
+        let removed = removed.ok_or_else(|| ApiError::not_found(&key.gr, &key.name))?;
+        self.publish(EventType::Deleted, &removed);
+        Ok(DeleteOutcome::Deleted(removed))
+    }
+    async fn watch(&self, gr: &GroupResource, _: Option<&str>, _: u64) -> ApiResult<ChangeStream> {
+        if !self.watchable {
+            return Err(ApiError::method_not_supported(gr, "watch"));
+        }
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        self.watchers.lock().unwrap().push(tx);
+        Ok(
+            futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) })
+                .boxed(),
+        )
     }
     async fn list(&self, gr: &GroupResource, ns: Option<&str>) -> ApiResult<ListResult> {
         let m = self.objects.lock().unwrap();
@@ -66,7 +112,11 @@ impl StoreApi for MemStore {
 /// Admission over a store holding namespace `default` (Active) and
 /// `doomed` (Terminating).
 pub async fn admission() -> LocalAdmission {
-    let store = MemStore::default();
+    admission_over(Arc::new(MemStore::default())).await
+}
+
+/// [`admission`] over `store` (namespaces `default` and `doomed` added).
+pub async fn admission_over(store: Arc<MemStore>) -> LocalAdmission {
     let ns = GroupResource::new("", "namespaces");
     for (name, phase) in [("default", "Active"), ("doomed", "Terminating")] {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace",
@@ -80,7 +130,7 @@ pub async fn admission() -> LocalAdmission {
             .await
             .unwrap();
     }
-    LocalAdmission::new(Arc::new(store), keelson_registry::Catalog::builtin())
+    LocalAdmission::new(store, keelson_registry::Catalog::builtin())
 }
 
 /// A create request for `object` of `group`/`resource` in `namespace`.

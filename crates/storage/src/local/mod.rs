@@ -152,11 +152,12 @@ impl LocalStore {
                 object::remove_meta(&mut obj, "resourceVersion");
                 return Ok(obj);
             }
-            // Create-if-absent: a compare on mod revision 0.
+            // Create-if-absent: a compare on mod revision 0. The version
+            // is set below (or by the next attempt's encode).
             let request = TxnRequest {
                 key: ek,
                 compare: Compare::ModRevision(0),
-                on_success: TxnOp::Put(codec.encode(&obj)?),
+                on_success: TxnOp::Put(codec.encode_in_place(&mut obj)?),
             };
             match self.inner.kv.txn(request).await.map_err(kv_error)? {
                 TxnResponse::Succeeded { revision, .. } => {
@@ -190,7 +191,8 @@ impl LocalStore {
                         object::remove_meta(&mut new, "resourceVersion");
                         return Ok(Decision::Done(new));
                     }
-                    return Ok(Decision::Put(codec.encode(&new)?, new));
+                    let bytes = codec.encode_in_place(&mut new)?;
+                    return Ok(Decision::Put(bytes, new));
                 };
                 let stored = codec.decode_kv(current)?;
                 let rv = meta_str(&obj, "resourceVersion");
@@ -212,7 +214,8 @@ impl LocalStore {
                     set_resource_version(&mut new, &current.mod_revision.to_string());
                     return Ok(Decision::Done(new));
                 }
-                Ok(Decision::Put(codec.encode(&new)?, new))
+                let bytes = codec.encode_in_place(&mut new)?;
+                Ok(Decision::Put(bytes, new))
             })
             .await?;
         match updated {
