@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::{listening, serving, spawn_and_wait, Cluster, Mode, WATCH_REPLICAS};
+use super::{listening, spawn_and_wait, Cluster, GatewayEndpoints, WATCH_REPLICAS};
 
 impl Cluster {
     /// Start `stores` `keelson-store` processes (`keelson-store-0`, ...)
@@ -65,37 +65,12 @@ impl Cluster {
             "keelson-controllers".into(),
             env!("CARGO_BIN_EXE_keelson-controllers"),
         );
-        let (gw, url) = spawn_and_wait(
-            "keelson-gateway",
-            Command::new(env!("CARGO_BIN_EXE_keelson-gateway"))
-                .arg("--data-dir")
-                .arg(data_dir)
-                .args(["--secure-port", "0"])
-                .args(["--store-endpoint", &store_ep])
-                .args(["--admission-endpoint", &adm])
-                .args(["--merge-endpoint", &merge])
-                .args(["--watch-endpoints", &watch_eps.join(",")]),
-            serving,
-        );
-        children.push(("keelson-gateway".to_string(), gw));
-        // As `start_in_with` ends: the gateway wrote the kubeconfig, the
-        // admin token and the CA into its data directory.
-        let token = std::fs::read_to_string(data_dir.join("admin-token"))
-            .expect("admin-token")
-            .trim()
-            .to_string();
-        let c = Cluster {
-            mode: Mode::Distributed,
-            children,
-            data_dir: data_dir.to_path_buf(),
-            kubeconfig: data_dir.join("kubeconfig"),
-            url: format!("https://{}", url.trim_start_matches("https://")),
-            token,
-            ca_pem: std::fs::read(data_dir.join("pki/ca.crt")).expect("ca.crt"),
-            home: tempfile::tempdir().expect("home"),
-            _dir: None,
+        let endpoints = GatewayEndpoints {
+            store: store_ep,
+            admission: adm,
+            merge,
+            watch: watch_eps,
         };
-        c.wait_ready();
-        c
+        Cluster::with_gateway(children, data_dir, &endpoints)
     }
 }

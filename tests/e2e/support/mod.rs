@@ -39,6 +39,15 @@ pub struct Cluster {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// Where the distributed gateway finds the other services (`http://` URLs;
+/// `store` may be several, comma-separated).
+struct GatewayEndpoints {
+    store: String,
+    admission: String,
+    merge: String,
+    watch: Vec<String>,
+}
+
 /// Spawn a binary, forward its stderr to ours, and return the first stdout
 /// line for which `want` returns a value (waits up to 60 s).
 fn spawn_and_wait<T: Send + 'static>(
@@ -158,7 +167,7 @@ impl Cluster {
     /// the process that owns the store.
     pub fn start_in_with(mode: Mode, data_dir: &Path, store_args: &[&str]) -> Cluster {
         let mut children = Vec::new();
-        let url = match mode {
+        match mode {
             Mode::Embedded => {
                 let (child, url) = spawn_and_wait(
                     "keelson",
@@ -170,7 +179,7 @@ impl Cluster {
                     serving,
                 );
                 children.push(("keelson".to_string(), child));
-                url
+                Cluster::served_from(mode, children, data_dir, &url)
             }
             Mode::Distributed => {
                 let (store, store_addr) = spawn_and_wait(
@@ -234,45 +243,38 @@ impl Cluster {
                     listening,
                 );
                 children.push(("keelson-controllers".to_string(), ctl));
-                let (gw, url) = spawn_and_wait(
-                    "keelson-gateway",
-                    Command::new(env!("CARGO_BIN_EXE_keelson-gateway"))
-                        .arg("--data-dir")
-                        .arg(data_dir)
-                        .args(["--secure-port", "0"])
-                        .args(["--store-endpoint", &store_ep])
-                        .args(["--admission-endpoint", &format!("http://{adm_addr}")])
-                        .args(["--merge-endpoint", &format!("http://{merge_addr}")])
-                        .args(["--watch-endpoints", &watch_eps.join(",")]),
-                    serving,
-                );
-                children.push(("keelson-gateway".to_string(), gw));
-                url
+                let endpoints = GatewayEndpoints {
+                    store: store_ep,
+                    admission: format!("http://{adm_addr}"),
+                    merge: format!("http://{merge_addr}"),
+                    watch: watch_eps,
+                };
+                Cluster::with_gateway(children, data_dir, &endpoints)
             }
-        };
-        let url = if url.starts_with("https://") {
-            url
-        } else {
-            format!("https://{url}")
-        };
-        let token = std::fs::read_to_string(data_dir.join("admin-token"))
-            .expect("admin-token")
-            .trim()
-            .to_string();
-        let ca_pem = std::fs::read(data_dir.join("pki/ca.crt")).expect("ca.crt");
-        let c = Cluster {
-            mode,
-            children,
-            data_dir: data_dir.to_path_buf(),
-            kubeconfig: data_dir.join("kubeconfig"),
-            url,
-            token,
-            ca_pem,
-            home: tempfile::tempdir().expect("home"),
-            _dir: None,
-        };
-        c.wait_ready();
-        c
+        }
+    }
+
+    /// Start `keelson-gateway` on `data_dir` over the services at
+    /// `endpoints`, after the fleet's other `children`.
+    fn with_gateway(
+        mut children: Vec<(String, Child)>,
+        data_dir: &Path,
+        endpoints: &GatewayEndpoints,
+    ) -> Cluster {
+        let (gw, url) = spawn_and_wait(
+            "keelson-gateway",
+            Command::new(env!("CARGO_BIN_EXE_keelson-gateway"))
+                .arg("--data-dir")
+                .arg(data_dir)
+                .args(["--secure-port", "0"])
+                .args(["--store-endpoint", &endpoints.store])
+                .args(["--admission-endpoint", &endpoints.admission])
+                .args(["--merge-endpoint", &endpoints.merge])
+                .args(["--watch-endpoints", &endpoints.watch.join(",")]),
+            serving,
+        );
+        children.push(("keelson-gateway".to_string(), gw));
+        Cluster::served_from(Mode::Distributed, children, data_dir, &url)
     }
 
     /// A server started elsewhere (by Compose) that wrote its kubeconfig,
@@ -286,19 +288,30 @@ impl Cluster {
             .find_map(|l| l.trim().strip_prefix("server: "))
             .expect("a server in the kubeconfig")
             .to_string();
+        Cluster::served_from(Mode::Distributed, Vec::new(), data_dir, &url)
+    }
+
+    /// The cluster of `children` whose gateway serves `url` (with or
+    /// without its `https://`) and wrote the kubeconfig, the admin token
+    /// and the CA into `data_dir`; returned once `/readyz` answers.
+    fn served_from(
+        mode: Mode,
+        children: Vec<(String, Child)>,
+        data_dir: &Path,
+        url: &str,
+    ) -> Cluster {
         let token = std::fs::read_to_string(data_dir.join("admin-token"))
             .expect("admin-token")
             .trim()
             .to_string();
-        let ca_pem = std::fs::read(data_dir.join("pki/ca.crt")).expect("ca.crt");
         let c = Cluster {
-            mode: Mode::Distributed,
-            children: Vec::new(),
+            mode,
+            children,
             data_dir: data_dir.to_path_buf(),
-            kubeconfig,
-            url,
+            kubeconfig: data_dir.join("kubeconfig"),
+            url: format!("https://{}", url.trim_start_matches("https://")),
             token,
-            ca_pem,
+            ca_pem: std::fs::read(data_dir.join("pki/ca.crt")).expect("ca.crt"),
             home: tempfile::tempdir().expect("home"),
             _dir: None,
         };

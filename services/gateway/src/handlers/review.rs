@@ -630,38 +630,38 @@ async fn approval(cx: &Ctx<'_>, state: &State, body: &Bytes) -> ApiResult<Value>
 }
 
 /// The `kubernetes.io/kube-apiserver-client` signer: follows the
-/// CertificateSigningRequests and gives every approved one for that signer
-/// its `status.certificate` (or a `Failed` condition when the request
-/// cannot be signed). Runs until aborted.
+/// CertificateSigningRequests (a [`keelson_informer::Informer`]) and gives
+/// every approved one for that signer its `status.certificate` (or a
+/// `Failed` condition when the request cannot be signed). A store failure
+/// while signing lists them all again. Runs until aborted.
 pub(crate) async fn csr_signer(
     store: std::sync::Arc<dyn keelson_api::StoreApi>,
     ca_pem: String,
     ca_key_pem: String,
 ) {
-    use futures::StreamExt as _;
+    use keelson_informer::{Event, Informer};
     let gr = GroupResource::new(CERTS, "certificatesigningrequests");
+    let mut informer = Informer::new("CSR signer", store.clone(), vec![gr.clone()]);
     loop {
-        let run = async {
-            let listed = store.list(&gr, None).await?;
-            for csr in &listed.items {
-                sign_one(store.as_ref(), &gr, csr, &ca_pem, &ca_key_pem).await?;
-            }
-            let mut changes = store.watch(&gr, None, listed.resource_version).await?;
-            while let Some(change) = changes.next().await {
-                let change = change?;
+        let event = informer.next().await;
+        let csrs: Vec<&Value> = match &event {
+            Event::Listed(listings) => listings.iter().flat_map(|l| &l.items).collect(),
+            Event::Changed(_, change)
                 if matches!(
                     change.event_type,
                     keelson_api::EventType::Added | keelson_api::EventType::Modified
-                ) {
-                    sign_one(store.as_ref(), &gr, &change.object, &ca_pem, &ca_key_pem).await?;
-                }
+                ) =>
+            {
+                vec![&change.object]
             }
-            ApiResult::Ok(())
+            Event::Changed(..) | Event::Resync => Vec::new(),
         };
-        if let Err(e) = run.await {
-            tracing::warn!(error = %e.message, "CSR signer: re-syncing");
+        for csr in csrs {
+            if let Err(e) = sign_one(store.as_ref(), &gr, csr, &ca_pem, &ca_key_pem).await {
+                informer.failed(&e);
+                break;
+            }
         }
-        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     }
 }
 
