@@ -474,12 +474,96 @@ fn scenario(mode: Mode) {
             "responseStatus": {"metadata": {}, "message": "Authentication failed, attempted: bearer", "code": 401},
         })
     );
-    // Every audited answer has an Audit-Id, the one logged.
+    // Every audited answer has an Audit-Id, the one logged: a new UUID, or
+    // the client's own.
     let r = block_on(c.client().get(format!("{}/version", c.url)).send()).expect("request");
     let id = r.headers()["audit-id"].to_str().expect("id").to_string();
-    assert_eq!(id.len(), 36);
+    assert_uuid(&id);
     wait_for(&log, 2, "version", |e| e["auditID"] == id.as_str());
+    let r = block_on(
+        c.client()
+            .get(format!("{}/version", c.url))
+            .header("Audit-ID", "my-id")
+            .send(),
+    )
+    .expect("request");
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.headers()["audit-id"], "my-id");
+    wait_for(&log, 2, "version my-id", |e| e["auditID"] == "my-id");
     drop(c);
+}
+
+/// `id` is a random (version 4) UUID in its lowercase hyphenated form, as
+/// kube's `uuid.New().String()`.
+fn assert_uuid(id: &str) {
+    let b = id.as_bytes();
+    let hex = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
+    let ok = b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => hex(c),
+        })
+        && b[14] == b'4'
+        && matches!(b[19], b'8' | b'9' | b'a' | b'b');
+    assert!(ok, "not a random UUID: {id:?}");
+}
+
+/// Without auditing every answer still carries `Audit-Id` (kube's
+/// `WithAuditInit` is in every handler chain): a new UUID per request, or
+/// the client's `Audit-ID` as sent — on successes, errors, `401`, `403`,
+/// health checks, `/version`, discovery and watches alike.
+#[test]
+fn audit_id_without_auditing() {
+    let c = Cluster::start(Mode::Embedded);
+    let admin = c.client();
+    let anonymous = c.anonymous_client();
+    let requests = [
+        (&admin, "/api/v1/namespaces/default", 200),
+        (&admin, "/api/v1/namespaces/default/configmaps/nope", 404),
+        (&admin, "/apis", 200),
+        (
+            &admin,
+            "/api/v1/namespaces/default/configmaps?watch=true",
+            200,
+        ),
+        (&anonymous, "/api/v1/namespaces", 403),
+        (&anonymous, "/healthz", 200),
+        (&anonymous, "/livez", 200),
+        (&anonymous, "/readyz", 200),
+        (&anonymous, "/version", 200),
+    ];
+    block_on(async {
+        let mut seen = std::collections::HashSet::new();
+        for (client, path, code) in requests {
+            let get = || client.get(format!("{}{path}", c.url));
+            let r = get().send().await.expect("request");
+            assert_eq!(r.status().as_u16(), code, "{path}");
+            let id = r.headers()["audit-id"].to_str().expect("id").to_string();
+            assert_uuid(&id);
+            assert!(seen.insert(id), "a new ID each request: {path}");
+            let r = get().header("Audit-ID", "my-id").send().await;
+            let r = r.expect("request");
+            assert_eq!(r.status().as_u16(), code, "{path}");
+            let ids: Vec<_> = r.headers().get_all("audit-id").iter().collect();
+            assert_eq!(ids, ["my-id"], "{path}");
+        }
+        // A failed authentication too.
+        let bad = || {
+            anonymous
+                .get(format!("{}/version", c.url))
+                .bearer_auth("wrong")
+        };
+        let r = bad().send().await.expect("request");
+        assert_eq!(r.status().as_u16(), 401);
+        assert_uuid(r.headers()["audit-id"].to_str().expect("id"));
+        let r = bad()
+            .header("Audit-ID", "my-id")
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(r.status().as_u16(), 401);
+        assert_eq!(r.headers()["audit-id"], "my-id");
+    });
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! gives a level above `None` is written as `audit.k8s.io/v1` `Event`s,
 //! one JSON object a line: at `RequestReceived` (once authenticated), at
 //! `ResponseStarted` for long-running requests (watches), at
-//! `ResponseComplete`, or at `Panic`. Each response then carries the
-//! request's `Audit-Id` (the client's `Audit-ID` header when it sent one).
+//! `ResponseComplete`, or at `Panic`. The event's `auditID` is the
+//! request's [`audit_id`], which every response carries as `Audit-Id`,
+//! auditing on or off (kube's `WithAuditInit`).
 //!
 //! As in kube the policy sees the authenticated user, before
 //! impersonation; the event's `user` is that user and `impersonatedUser`
@@ -16,8 +17,8 @@
 //! body as JSON (a YAML apply configuration converted), `responseObject`
 //! the JSON answer. Watch streams are never buffered.
 //!
-//! Without a policy file nothing here runs: the filter chain checks one
-//! `Option`.
+//! Without a policy file nothing here runs but [`audit_id`]: the filter
+//! chain checks one `Option`.
 //!
 //! [`policy`] loads and matches the policy, [`event`] is the Event and
 //! [`sink`] the log writer.
@@ -37,7 +38,8 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use chrono::Utc;
 use futures::FutureExt;
-use http::{HeaderValue, Response};
+use http::header::HeaderName;
+use http::{HeaderMap, HeaderValue, Response};
 use http_body_util::BodyExt;
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 use keelson_apimachinery::ApiResult;
@@ -248,16 +250,36 @@ impl Record {
     }
 }
 
-/// Start auditing a request: `None` (one check) when auditing is off.
-pub fn begin(auditor: Option<&Arc<Auditor>>, parts: &http::request::Parts) -> Audit {
+/// kube's `HeaderAuditID`: the client's request ID, echoed on every
+/// response.
+pub const AUDIT_ID: HeaderName = HeaderName::from_static("audit-id");
+
+/// The request's audit ID (kube's `WithAuditInit`): the client's `Audit-ID`
+/// header as sent when it is not empty (kube neither validates nor
+/// truncates it), else a new random UUID. Costs no syscall: the UUID's
+/// bytes come from the thread's RNG, and the client's value is shared, not
+/// copied.
+pub fn audit_id(headers: &HeaderMap) -> HeaderValue {
+    if let Some(v) = headers.get(&AUDIT_ID).filter(|v| !v.is_empty()) {
+        return v.clone();
+    }
+    let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+    let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let id = id.hyphenated().encode_lower(&mut buf);
+    HeaderValue::from_str(id).expect("hex digits and hyphens are a header value")
+}
+
+/// Start auditing a request with its [`audit_id`]: `None` (one check) when
+/// auditing is off.
+pub fn begin(
+    auditor: Option<&Arc<Auditor>>,
+    parts: &http::request::Parts,
+    audit_id: &HeaderValue,
+) -> Audit {
     let auditor = auditor?;
     let h = &parts.headers;
-    let audit_id = h
-        .get("audit-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    // Go's JSON encoding, as kube's, replaces bytes that are not UTF-8.
+    let audit_id = String::from_utf8_lossy(audit_id.as_bytes()).into_owned();
     let now = Utc::now();
     let peer = parts.extensions.get::<RemoteAddr>().map(|r| r.0);
     Some(Box::new(Record {
@@ -428,21 +450,13 @@ where
     }
 }
 
-/// The answer is ready: add `Audit-Id`, record the request and response
-/// objects and status, and write `ResponseComplete` (for a long-running
-/// request `ResponseStarted` now and `ResponseComplete` when its stream
-/// ends).
-pub async fn complete(
-    audit: Audit,
-    body: &RequestBody,
-    mut resp: Response<Body>,
-) -> Response<Body> {
+/// The answer is ready: record the request and response objects and
+/// status, and write `ResponseComplete` (for a long-running request
+/// `ResponseStarted` now and `ResponseComplete` when its stream ends).
+pub async fn complete(audit: Audit, body: &RequestBody, resp: Response<Body>) -> Response<Body> {
     let Some(mut rec) = audit else {
         return resp;
     };
-    if let Ok(v) = HeaderValue::from_str(&rec.event.audit_id) {
-        resp.headers_mut().insert("audit-id", v);
-    }
     if !rec.active() {
         return resp;
     }
@@ -667,7 +681,7 @@ mod tests {
             .into_parts();
         let q = crate::http_util::Query::parse(parts.uri.query());
         let info = RequestInfo::new(&parts.method, parts.uri.path(), &q);
-        let mut audit = begin(Some(&a), &parts);
+        let mut audit = begin(Some(&a), &parts, &audit_id(&parts.headers));
         let user = UserInfo::new("u", vec!["g".into()]);
         authenticated(&mut audit, Some(&a), &user, &parts, &info).await;
         let handler = async { panic!("boom") };
@@ -684,6 +698,25 @@ mod tests {
             evs[1]["responseStatus"],
             serde_json::json!({"metadata": {}, "status": "Failure", "message": "APIServer panic'd: boom", "reason": "InternalError", "code": 500})
         );
+    }
+
+    #[test]
+    fn the_audit_id_is_the_clients_else_a_new_uuid() {
+        let mut h = HeaderMap::new();
+        let a = audit_id(&h);
+        let b = audit_id(&h);
+        let parsed = uuid::Uuid::parse_str(a.to_str().unwrap()).unwrap();
+        assert_eq!(parsed.get_version(), Some(uuid::Version::Random));
+        assert_eq!(a.len(), 36);
+        assert_ne!(a, b, "a new ID each request");
+        // An empty header is no ID (kube: `len(auditID) == 0`).
+        h.insert("Audit-ID", HeaderValue::from_static(""));
+        assert!(uuid::Uuid::parse_str(audit_id(&h).to_str().unwrap()).is_ok());
+        // Anything else is kept as sent, not validated nor truncated.
+        h.insert("Audit-ID", HeaderValue::from_static("my-id"));
+        assert_eq!(audit_id(&h), "my-id");
+        h.insert("Audit-ID", HeaderValue::from_bytes(b"caf\xe9").unwrap());
+        assert_eq!(audit_id(&h).as_bytes(), b"caf\xe9");
     }
 
     #[test]

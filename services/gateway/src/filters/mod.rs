@@ -18,6 +18,11 @@
 //!    drained before the answer when a handler did not read it, so an early
 //!    answer ends an HTTP/2 stream cleanly.
 //!
+//! Around them all, as kube's outermost `WithAuditInit`, every request gets
+//! its audit ID ([`crate::audit::audit_id`]), logged in its audit events
+//! and sent back on every answer as `Audit-Id` (health, discovery, `401`,
+//! `403`, a panic's `500` alike), auditing on or off.
+//!
 //! Then [`crate::handlers::route`] picks the handler; it runs with the
 //! request's user in [`CURRENT`] (the review APIs and the escalation
 //! checks read it).
@@ -80,6 +85,7 @@ impl Drop for State {
 
 /// Handle one HTTP request through the whole chain.
 pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> Response<Body> {
+    let audit_id = crate::audit::audit_id(req.headers());
     // Response compression wraps the whole chain (kube's deferred
     // response writer): see `crate::compression`.
     let gzip = crate::compression::accepts_gzip(req.headers());
@@ -92,11 +98,15 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
     // kube's request span (`crate::metrics::request_span`; none when
     // tracing is off).
     let span = crate::metrics::request_span(&req, &info);
-    let resp = tracing::Instrument::instrument(
-        recovery::guard(chain(state, req, query, info)),
+    let mut resp = tracing::Instrument::instrument(
+        recovery::guard(chain(state, req, query, info, &audit_id)),
         span.clone(),
     )
     .await;
+    // kube keeps an ID already set (an aggregated server's answer).
+    resp.headers_mut()
+        .entry(crate::audit::AUDIT_ID)
+        .or_insert(audit_id);
     crate::metrics::end_span(&span, resp.status().as_u16());
     let resp = crate::metrics::record(labels, started, resp);
     crate::compression::compress(resp, gzip).await
@@ -107,11 +117,12 @@ async fn chain(
     req: Request<hyper::body::Incoming>,
     query: Query,
     info: request_info::RequestInfo,
+    audit_id: &http::HeaderValue,
 ) -> Response<Body> {
     let (parts, body) = req.into_parts();
     let mut body = limits::RequestBody::new(body);
     let peer = parts.extensions.get::<authentication::PeerUser>();
-    let mut audit = crate::audit::begin(state.audit.as_ref(), &parts);
+    let mut audit = crate::audit::begin(state.audit.as_ref(), &parts, audit_id);
     let authn = authentication_and_authorization(&state, &parts, &info, &query, peer, &mut audit);
     let resp = match authn.await {
         Ok(user) => {
