@@ -4,7 +4,11 @@
 //! v2 are stored in v1 and read back in either version (get, list, watch,
 //! apply); a webhook that is down or answers badly gives kube's 500; a
 //! `clientConfig.service` reaches the webhook through the Service's
-//! Endpoints with the TLS name `<name>.<namespace>.svc`.
+//! Endpoints with the TLS name `<name>.<namespace>.svc`. Over HTTP (a
+//! standard CBOR library decoding): CBOR lists and `cbor-seq` watches,
+//! Tables (each version's printer columns) listed and watched, the
+//! `/scale` subresource and `deletecollection` in the non-storage version,
+//! and the same paths for a `conversion: None` CRD.
 
 mod support;
 
@@ -16,9 +20,10 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use bytes::Bytes;
+use ciborium::Value as Cbor;
 use http_body_util::{BodyExt, Full};
 use serde_json::{json, Value};
-use support::{Cluster, Mode};
+use support::{block_on, Cluster, Mode};
 
 const GROUP: &str = "conv.example.com";
 /// The Service name the webhook's certificate is also valid for.
@@ -204,13 +209,24 @@ fn convert(body: &[u8], mode: u8, seen: &Seen) -> Value {
     })
 }
 
-/// A CRD of `plural` with v1 (storage, `spec.size`) and v2
-/// (`spec.replicas`), converted by the webhook at `client_config`.
+/// A CRD of `plural` with v1 (storage, `spec.size`, printed as `Size`)
+/// and v2 (`spec.replicas`, printed as `Replicas`, with a `scale`
+/// subresource), converted by the webhook at `client_config`.
 fn crd(plural: &str, kind: &str, client_config: Value) -> String {
+    let mut crd = plain_crd(plural, kind);
+    crd["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
+        "conversionReviewVersions": ["v1", "v1beta1"],
+        "clientConfig": client_config}});
+    crd.to_string()
+}
+
+/// [`crd`] without a conversion (`strategy: None`).
+fn plain_crd(plural: &str, kind: &str) -> Value {
     let schema = |props: Value| {
         json!({"openAPIV3Schema": {"type": "object", "properties": {
             "spec": {"type": "object", "properties": props}}}})
     };
+    let column = |name: &str, type_: &str, path: &str| json!([{"name": name, "type": type_, "jsonPath": path}]);
     json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -220,18 +236,18 @@ fn crd(plural: &str, kind: &str, client_config: Value) -> String {
             "scope": "Namespaced",
             "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind,
                       "listKind": format!("{kind}List")},
-            "conversion": {"strategy": "Webhook", "webhook": {
-                "conversionReviewVersions": ["v1", "v1beta1"],
-                "clientConfig": client_config}},
             "versions": [
                 {"name": "v1", "served": true, "storage": true,
-                 "schema": schema(json!({"size": {"type": "string"}}))},
+                 "schema": schema(json!({"size": {"type": "string"}})),
+                 "additionalPrinterColumns": column("Size", "string", ".spec.size")},
                 {"name": "v2", "served": true, "storage": false,
-                 "schema": schema(json!({"replicas": {"type": "integer"}}))}
+                 "schema": schema(json!({"replicas": {"type": "integer"}})),
+                 "additionalPrinterColumns": column("Replicas", "integer", ".spec.replicas"),
+                 "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                                            "statusReplicasPath": ".status.replicas"}}}
             ]
         }
     })
-    .to_string()
 }
 
 fn establish(c: &Cluster, crd: &str, name: &str) {
@@ -377,6 +393,9 @@ fn scenario(mode: Mode) {
     assert_eq!(g3["object"]["apiVersion"], "conv.example.com/v2");
     assert_eq!(g3["object"]["spec"], json!({"replicas": 4}));
 
+    // The same objects over HTTP: CBOR, Tables, scale, deletecollection.
+    block_on(http_paths(&c, &hook));
+
     // Bad answers: kube's 500 messages.
     hook.mode.store(ANSWER_WRONG_UID, Ordering::SeqCst);
     let err = c.fails(&["get", v2, "g1"], None);
@@ -489,6 +508,302 @@ fn scenario(mode: Mode) {
     assert!(
         err.contains(r#"conversion webhook for conv.example.com/v2, Kind=LostGadget failed: Post "https://nowhere.default.svc:443/convert?timeout=30s": service "nowhere" not found"#),
         "{err}"
+    );
+}
+
+const CBOR: &str = "application/cbor";
+const TABLE: &str = "application/json;as=Table;g=meta.k8s.io;v=v1";
+
+/// A CBOR item as JSON (kube writes strings as byte strings).
+fn cbor_json(v: &Cbor) -> Value {
+    match v {
+        Cbor::Null => Value::Null,
+        Cbor::Bool(b) => Value::Bool(*b),
+        Cbor::Integer(i) => json!(i64::try_from(*i).expect("an i64")),
+        Cbor::Float(f) => json!(f),
+        Cbor::Bytes(b) => Value::String(String::from_utf8(b.clone()).expect("UTF-8")),
+        Cbor::Text(s) => Value::String(s.clone()),
+        Cbor::Array(a) => Value::Array(a.iter().map(cbor_json).collect()),
+        Cbor::Map(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| match cbor_json(k) {
+                    Value::String(k) => (k, cbor_json(v)),
+                    other => panic!("a key that is not a string: {other}"),
+                })
+                .collect(),
+        ),
+        Cbor::Tag(_, inner) => cbor_json(inner),
+        other => panic!("unexpected CBOR item {other:?}"),
+    }
+}
+
+/// A Table row's name and first printer column.
+fn name_and_first(row: &Value) -> Value {
+    Value::Array(row["cells"].as_array().expect("cells")[..2].to_vec())
+}
+
+/// A GET answered 200 in `accept`: its body.
+async fn get(client: &reqwest::Client, url: &str, accept: &str) -> Bytes {
+    let r = client
+        .get(url)
+        .header("accept", accept)
+        .send()
+        .await
+        .expect("GET");
+    let status = r.status().as_u16();
+    let body = r.bytes().await.expect("body");
+    assert_eq!(status, 200, "GET {url}: {}", String::from_utf8_lossy(&body));
+    body
+}
+
+/// A create (JSON) answered 201.
+async fn create(client: &reqwest::Client, collection: &str, object: &str) {
+    let r = client
+        .post(collection)
+        .header("content-type", "application/json")
+        .body(object.to_string())
+        .send()
+        .await
+        .expect("POST");
+    let status = r.status().as_u16();
+    let body = r.text().await.expect("body");
+    assert_eq!(status, 201, "POST {collection}: {body}");
+}
+
+/// Watch events (as JSON) of a `cbor-seq` (`cbor`) or JSON watch until
+/// one is about `name`: that event.
+async fn event_for(w: &mut reqwest::Response, cbor: bool, name: &str) -> Value {
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(20), w.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no event for {name}"))
+            .expect("chunk")
+            .unwrap_or_else(|| panic!("the watch ended before an event for {name}"));
+        buf.extend_from_slice(&chunk);
+        loop {
+            let (event, used) = if cbor {
+                let mut cursor = std::io::Cursor::new(&buf[..]);
+                let Ok(item) = ciborium::de::from_reader::<Cbor, _>(&mut cursor) else {
+                    break;
+                };
+                (cbor_json(&item), cursor.position() as usize)
+            } else {
+                let Some(end) = buf.iter().position(|&b| b == b'\n') else {
+                    break;
+                };
+                (json_of(&String::from_utf8_lossy(&buf[..end])), end + 1)
+            };
+            buf.drain(..used);
+            let object = &event["object"];
+            let about = object["metadata"]["name"] == name
+                || object["rows"][0]["object"]["metadata"]["name"] == name;
+            if about {
+                return event;
+            }
+        }
+    }
+}
+
+/// The non-JSON, non-object paths of the v2 objects `g1` (5), `g2` (9)
+/// and `g3` (4) stored in v1: each shows v2, converted by the webhook.
+async fn http_paths(c: &Cluster, hook: &Webhook) {
+    let client = c.client();
+    let v1 = format!("{}/apis/{GROUP}/v1/namespaces/default/gadgets", c.url);
+    let v2 = format!("{}/apis/{GROUP}/v2/namespaces/default/gadgets", c.url);
+
+    // A CBOR list in v2: one review, the items in v2.
+    let before = hook.seen.batches.lock().unwrap().len();
+    let body = get(&client, &v2, CBOR).await;
+    let list = cbor_json(&ciborium::de::from_reader(&body[..]).expect("CBOR list"));
+    assert_eq!(list["kind"], "GadgetList");
+    assert_eq!(list["apiVersion"], "conv.example.com/v2");
+    let items = list["items"].as_array().expect("items");
+    let specs: Vec<(&Value, &Value)> = items
+        .iter()
+        .map(|i| (&i["metadata"]["name"], &i["spec"]))
+        .collect();
+    assert_eq!(
+        specs,
+        [
+            (&json!("g1"), &json!({"replicas": 5})),
+            (&json!("g2"), &json!({"replicas": 9})),
+            (&json!("g3"), &json!({"replicas": 4}))
+        ]
+    );
+    assert!(items
+        .iter()
+        .all(|i| i["apiVersion"] == "conv.example.com/v2"
+            && i["kind"] == "Gadget"
+            && i["metadata"]["labels"]["converted-to"] == "v2"));
+    assert_eq!(hook.seen.batches.lock().unwrap()[before..], [3]);
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("resourceVersion")
+        .to_string();
+
+    // A Table list in v2: v2's column, read from the converted objects.
+    let table = json_of(&String::from_utf8_lossy(&get(&client, &v2, TABLE).await));
+    let names: Vec<&Value> = table["columnDefinitions"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| &c["name"])
+        .collect();
+    assert_eq!(names[..2], [&json!("Name"), &json!("Replicas")]);
+    assert_eq!(name_and_first(&table["rows"][0]), json!(["g1", 5]));
+    assert_eq!(name_and_first(&table["rows"][2]), json!(["g3", 4]));
+    // And in v1, v1's.
+    let table = json_of(&String::from_utf8_lossy(&get(&client, &v1, TABLE).await));
+    assert_eq!(table["columnDefinitions"][1]["name"], "Size");
+    assert_eq!(name_and_first(&table["rows"][0]), json!(["g1", "5"]));
+
+    // A cbor-seq watch and a Table watch in v2 see a v1 create in v2.
+    let watch = format!("{v2}?watch=true&resourceVersion={rv}&timeoutSeconds=30");
+    let mut cbor_watch = client
+        .get(&watch)
+        .header("accept", CBOR)
+        .send()
+        .await
+        .expect("watch");
+    assert_eq!(cbor_watch.status().as_u16(), 200);
+    assert_eq!(cbor_watch.headers()["content-type"], "application/cbor-seq");
+    let mut table_watch = client
+        .get(&watch)
+        .header("accept", TABLE)
+        .send()
+        .await
+        .expect("watch");
+    assert_eq!(table_watch.status().as_u16(), 200);
+    create(
+        &client,
+        &v1,
+        &object("Gadget", "v1", "g5", json!({"size": "6"})),
+    )
+    .await;
+    let ev = event_for(&mut cbor_watch, true, "g5").await;
+    assert_eq!(ev["type"], "ADDED");
+    assert_eq!(ev["object"]["apiVersion"], "conv.example.com/v2");
+    assert_eq!(ev["object"]["kind"], "Gadget");
+    assert_eq!(ev["object"]["spec"], json!({"replicas": 6}));
+    assert_eq!(ev["object"]["metadata"]["labels"]["converted-to"], "v2");
+    let ev = event_for(&mut table_watch, false, "g5").await;
+    assert_eq!(ev["type"], "ADDED");
+    assert_eq!(ev["object"]["kind"], "Table");
+    assert_eq!(ev["object"]["columnDefinitions"][1]["name"], "Replicas");
+    assert_eq!(name_and_first(&ev["object"]["rows"][0]), json!(["g5", 6]));
+    drop((cbor_watch, table_watch));
+
+    // `/scale` in v2 (the scale paths are v2's): read, replaced and
+    // patched through the webhook, stored in v1.
+    let scale = format!("{v2}/g1/scale");
+    let s = json_of(&String::from_utf8_lossy(
+        &get(&client, &scale, "application/json").await,
+    ));
+    assert_eq!(s["kind"], "Scale");
+    assert_eq!(s["spec"]["replicas"], 5);
+    let mut desired = s.clone();
+    desired["spec"]["replicas"] = json!(11);
+    let r = client.put(&scale).json(&desired).send().await.expect("PUT");
+    assert_eq!(r.status().as_u16(), 200);
+    let s: Value = r.json().await.expect("Scale");
+    assert_eq!(s["spec"]["replicas"], 11);
+    let g1 = json_of(&String::from_utf8_lossy(
+        &get(&client, &format!("{v1}/g1"), "application/json").await,
+    ));
+    assert_eq!(g1["spec"], json!({"size": "11"}));
+    let r = client
+        .patch(&scale)
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"spec":{"replicas":12}}"#)
+        .send()
+        .await
+        .expect("PATCH");
+    assert_eq!(r.status().as_u16(), 200);
+    let s: Value = r.json().await.expect("Scale");
+    assert_eq!(s["spec"]["replicas"], 12);
+    let g1 = json_of(&String::from_utf8_lossy(
+        &get(&client, &format!("{v1}/g1"), "application/json").await,
+    ));
+    assert_eq!(g1["spec"], json!({"size": "12"}));
+
+    // deletecollection in v2: the deleted objects in v2.
+    for (name, size) in [("dc1", "1"), ("dc2", "2")] {
+        let mut o = json_of(&object("Gadget", "v1", name, json!({"size": size})));
+        o["metadata"]["labels"] = json!({"batch": "dc"});
+        create(&client, &v1, &o.to_string()).await;
+    }
+    let r = client
+        .delete(format!("{v2}?labelSelector=batch%3Ddc"))
+        .send()
+        .await
+        .expect("DELETE");
+    assert_eq!(r.status().as_u16(), 200);
+    let deleted: Value = r.json().await.expect("list");
+    assert_eq!(deleted["kind"], "GadgetList");
+    assert_eq!(deleted["apiVersion"], "conv.example.com/v2");
+    let items = deleted["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2, "{deleted}");
+    assert_eq!(items[0]["spec"], json!({"replicas": 1}));
+    assert_eq!(items[1]["spec"], json!({"replicas": 2}));
+    assert!(items
+        .iter()
+        .all(|i| i["apiVersion"] == "conv.example.com/v2"));
+
+    plain_paths(c, &client).await;
+}
+
+/// A `conversion: None` CRD read in its non-storage version: CBOR lists
+/// and watches show that `apiVersion`, Tables that version's columns.
+async fn plain_paths(c: &Cluster, client: &reqwest::Client) {
+    let crd = plain_crd("plains", "Plain");
+    establish(c, &crd.to_string(), "plains.conv.example.com");
+    let v1 = format!("{}/apis/{GROUP}/v1/namespaces/default/plains", c.url);
+    let v2 = format!("{}/apis/{GROUP}/v2/namespaces/default/plains", c.url);
+    create(
+        client,
+        &v1,
+        &object("Plain", "v1", "p1", json!({"size": "3"})),
+    )
+    .await;
+    let body = get(client, &v2, CBOR).await;
+    let list = cbor_json(&ciborium::de::from_reader(&body[..]).expect("CBOR list"));
+    assert_eq!(list["apiVersion"], "conv.example.com/v2");
+    assert_eq!(list["items"][0]["apiVersion"], "conv.example.com/v2");
+    assert_eq!(list["items"][0]["metadata"]["name"], "p1");
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("resourceVersion")
+        .to_string();
+    let table = json_of(&String::from_utf8_lossy(&get(client, &v2, TABLE).await));
+    assert_eq!(table["columnDefinitions"][1]["name"], "Replicas");
+    let watch = format!("{v2}?watch=true&resourceVersion={rv}&timeoutSeconds=30");
+    let mut cbor_watch = client
+        .get(&watch)
+        .header("accept", CBOR)
+        .send()
+        .await
+        .expect("watch");
+    let mut table_watch = client
+        .get(&watch)
+        .header("accept", TABLE)
+        .send()
+        .await
+        .expect("watch");
+    create(
+        client,
+        &v1,
+        &object("Plain", "v1", "p2", json!({"size": "4"})),
+    )
+    .await;
+    let ev = event_for(&mut cbor_watch, true, "p2").await;
+    assert_eq!(ev["object"]["apiVersion"], "conv.example.com/v2");
+    assert_eq!(ev["object"]["kind"], "Plain");
+    let ev = event_for(&mut table_watch, false, "p2").await;
+    assert_eq!(ev["object"]["columnDefinitions"][1]["name"], "Replicas");
+    assert_eq!(
+        name_and_first(&ev["object"]["rows"][0]),
+        json!(["p2", null])
     );
 }
 

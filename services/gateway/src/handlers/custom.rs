@@ -12,7 +12,7 @@ use http::HeaderMap;
 use keelson_api::StoreApi;
 use keelson_apiextensions::conversion::WebhookConverter;
 use keelson_apimachinery::{ApiError, ApiResult};
-use keelson_codec::{negotiate_output, Encoding, Format};
+use keelson_codec::{negotiate_output, Encoding, Format, Target};
 use keelson_registry::ResourceInfo;
 use serde_json::Value;
 
@@ -198,36 +198,46 @@ pub(crate) async fn convert_list_items(
     Ok(futures::stream::iter(out).boxed())
 }
 
-/// A JSON watch event's object converted for a watch of `info`'s version
-/// (the frame as it is when no conversion is needed).
-pub(crate) async fn convert_event(
+/// Whether a list or watch of `info` in `out` reads JSON from the cache
+/// and shows it here: a custom resource served at a version other than
+/// its storage version, or converted by a webhook (objects may be stored
+/// in an older version), shown as objects or a Table (whose columns read
+/// the served version's fields). Object metadata looks the same in every
+/// version and keeps the cache's shared bytes.
+pub(crate) fn converts_format(info: &ResourceInfo, out: Format) -> bool {
+    (other_version(info) || webhook_converted(info))
+        && matches!(out.target, Target::Object | Target::Table(_))
+}
+
+/// The object of a JSON watch event from the cache
+/// (`{"type":..,"object":{..}}`) in `info`'s version: converted through
+/// the CRD's webhook when it has one, then shown as
+/// [`as_served_version`] shows it.
+pub(crate) async fn event_object(
     store: &Arc<dyn StoreApi>,
     info: &ResourceInfo,
-    frame: Bytes,
-) -> ApiResult<Bytes> {
-    let Some(c) = info.custom.as_deref().filter(|c| c.conversion_webhook) else {
-        return Ok(frame);
-    };
-    let Ok(mut event) = serde_json::from_slice::<Value>(&frame) else {
-        return Ok(frame);
-    };
-    let Some(object) = event.get_mut("object") else {
-        return Ok(frame);
-    };
-    if object.get("kind").and_then(Value::as_str) != Some(info.kind.as_str()) {
-        return Ok(frame);
+    frame: &[u8],
+) -> ApiResult<Value> {
+    let mut event = serde_json::from_slice::<Value>(frame)
+        .map_err(|e| ApiError::internal(format!("watch event: {e}")))?;
+    let mut object = event
+        .get_mut("object")
+        .map(Value::take)
+        .ok_or_else(|| ApiError::internal("watch event without an object"))?;
+    if let Some(c) = info.custom.as_deref().filter(|c| c.conversion_webhook) {
+        if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) {
+            converter()
+                .convert(
+                    &**store,
+                    c,
+                    std::slice::from_mut(&mut object),
+                    &info.api_version(),
+                )
+                .await?;
+        }
     }
-    converter()
-        .convert(
-            &**store,
-            c,
-            std::slice::from_mut(object),
-            &info.api_version(),
-        )
-        .await?;
-    let mut out = serde_json::to_vec(&event).map_err(|e| ApiError::internal(e.to_string()))?;
-    out.push(b'\n');
-    Ok(Bytes::from(out))
+    as_served_version(info, &mut object);
+    Ok(object)
 }
 
 /// kube's `405` for a create while the CRD is being deleted.
@@ -296,24 +306,6 @@ pub(crate) fn other_version(info: &ResourceInfo) -> bool {
     info.custom
         .as_ref()
         .is_some_and(|c| c.storage_version != info.version)
-}
-
-/// A JSON watch event (`{"type":..,"object":{..}}` and a newline) with its
-/// object shown as [`as_served_version`] shows it.
-pub(crate) fn json_event(info: &ResourceInfo, frame: Bytes) -> Bytes {
-    let Ok(mut event) = serde_json::from_slice::<Value>(&frame) else {
-        return frame;
-    };
-    if let Some(object) = event.get_mut("object") {
-        as_served_version(info, object);
-    }
-    match serde_json::to_vec(&event) {
-        Ok(mut out) => {
-            out.push(b'\n');
-            Bytes::from(out)
-        }
-        Err(_) => frame,
-    }
 }
 
 /// Compiled schemas for read defaulting, shared by the process's handlers.

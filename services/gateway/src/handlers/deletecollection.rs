@@ -25,7 +25,11 @@ pub(crate) async fn delete_collection(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<R
             )],
         ));
     }
-    let items = list_items(cx).await?;
+    let mut items = list_items(cx).await?;
+    // Custom objects are answered in the request's version, converted as
+    // they are listed (before anything is deleted, as kube's storage
+    // converts what the list reads).
+    super::custom::convert_to(cx.b, cx.info, &mut items, &cx.info.api_version()).await?;
     let mut deleted = Vec::new();
     for item in items {
         let name = meta_str(&item, "name").to_string();
@@ -78,8 +82,11 @@ fn list_object(cx: &Ctx<'_>, items: Vec<Value>, metadata: Map<String, Value>) ->
     let items: Vec<Value> = items
         .into_iter()
         .map(|mut o| {
-            // Typed lists from kube-apiserver carry no per-item type meta.
-            if let Some(m) = o.as_object_mut() {
+            if cx.info.custom.is_some() {
+                // kube's unstructured lists keep each item's type meta.
+                super::custom::as_served_version(cx.info, &mut o);
+            } else if let Some(m) = o.as_object_mut() {
+                // Typed lists from kube-apiserver carry no per-item type meta.
                 m.remove("apiVersion");
                 m.remove("kind");
             }

@@ -38,6 +38,15 @@ pub async fn serve(
     out: Format,
 ) -> ApiResult<Response<Body>> {
     let opts = ListOptions::from_query(q)?;
+    // Objects converted to another version are read as JSON, converted
+    // here, and encoded whole in any other encoding.
+    let read_json =
+        super::versions::converts_format(info, out) || super::custom::converts_format(info, out);
+    let cache_format = if read_json {
+        Format::JSON
+    } else {
+        item_format(out)
+    };
     let start_after = opts.start_after().map(str::to_string);
     let req = CacheListRequest {
         gr: info.gr(),
@@ -47,12 +56,7 @@ pub async fn serve(
         revision: opts.list_revision().unwrap_or(ListRevision::Consistent),
         start_after: start_after.clone(),
         limit: opts.limit,
-        // Objects converted to another version are read as JSON.
-        format: if super::versions::converts_format(info, out) {
-            Format::JSON
-        } else {
-            item_format(out)
-        },
+        format: cache_format,
     };
     let list = match b.watch.list(req).await {
         Err(e) if e.is_gone_or_expired() => match &start_after {
@@ -86,13 +90,13 @@ pub async fn serve(
         _ => TableOptions::default(),
     };
     let mut enc = ListEncoder::with_options(out, &head, &opts, keelson_codec::table::time::now())?;
-    let items = super::custom::convert_list_items(b, info, item_format(out), list.items).await?;
-    let mut items = super::custom::list_items(info, item_format(out), items);
+    let items = super::custom::convert_list_items(b, info, cache_format, list.items).await?;
+    let mut items = super::custom::list_items(info, cache_format, items);
     if super::versions::converts_format(info, out) {
         items = super::versions::list_items(info, items);
-        if item_format(out) != Format::JSON {
-            return whole_list(head, items, out).await;
-        }
+    }
+    if read_json && item_format(out) != Format::JSON {
+        return whole_list(head, items, out).await;
     }
     if !enc.streams() {
         // YAML, and Protobuf (whose envelope carries the list's size up
@@ -112,7 +116,8 @@ pub async fn serve(
 }
 
 /// A list of converted JSON items in an encoding whose items the cache
-/// would have encoded (Protobuf, CBOR): gathered, then encoded whole.
+/// would have encoded (Protobuf, CBOR): gathered, then encoded whole (as
+/// the cache's own items are in those encodings).
 async fn whole_list(
     mut head: Value,
     mut items: BoxStream<'static, ApiResult<Bytes>>,

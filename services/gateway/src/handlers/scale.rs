@@ -119,9 +119,18 @@ fn scale_of(obj: &Value, paths: &ScalePaths) -> Value {
     })
 }
 
+/// The workload named on the URL in the request's version: a custom
+/// object is stored in its CRD's storage version, and the scale paths are
+/// the requested version's (converted through the CRD's webhook).
+async fn read(cx: &Ctx<'_>) -> ApiResult<Value> {
+    let mut obj = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    super::custom::to_request_version(cx.b, cx.info, &mut obj).await?;
+    Ok(obj)
+}
+
 /// `GET .../scale`.
 pub(crate) async fn get(cx: &Ctx<'_>) -> ApiResult<Reply> {
-    let obj = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    let obj = read(cx).await?;
     Ok(Reply::ok(scale_of(&obj, paths(cx)?)))
 }
 
@@ -218,7 +227,7 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
     }
     // The change is recorded on the workload, as an entry of the `scale`
     // subresource.
-    let new =
+    let mut new =
         cx.b.merge
             .update_managed_fields(ManagedFieldsRequest {
                 gr: cx.gr(),
@@ -228,7 +237,8 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
                 new,
             })
             .await?;
-    let stored =
+    super::custom::to_storage_version(cx.b, cx.info, &mut new).await?;
+    let mut stored =
         cx.b.store
             .update(
                 &cx.key(name),
@@ -240,6 +250,7 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
                 },
             )
             .await?;
+    super::custom::to_request_version(cx.b, cx.info, &mut stored).await?;
     Ok(Reply::ok(scale_of(&stored, paths(cx)?)))
 }
 
@@ -260,7 +271,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
             name, cx.ri.name
         )));
     }
-    let old = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    let old = read(cx).await?;
     apply_scale(cx, old, &scale).await
 }
 
@@ -268,7 +279,7 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
 pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let pt = patch_type(cx)?;
     let opts = PatchOptions::from_query(cx.query, pt == PatchType::Apply)?;
-    let old = cx.b.store.get(&cx.key(&cx.ri.name)).await?;
+    let old = read(cx).await?;
     let patched =
         cx.b.merge
             .patch(PatchRequest {

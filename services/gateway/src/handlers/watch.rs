@@ -111,9 +111,11 @@ struct TypeMeta {
     /// A Table watch that has sent nothing yet: its first event carries
     /// the column definitions.
     headers_pending: bool,
-    /// A custom resource watched at a version other than its storage
-    /// version: events are shown in the watched version.
-    other_version: Option<ResourceInfo>,
+    /// A custom resource shown in another version than the cache's
+    /// (`custom::converts_format`): the cache's JSON events converted
+    /// (through the CRD's webhook, or `apiVersion` only) and encoded here
+    /// in the watch's target and framing.
+    custom: Option<ResourceInfo>,
     /// A built-in resource watched at a version other than its storage
     /// version: the cache's JSON events converted and framed here.
     converted: Option<ResourceInfo>,
@@ -127,7 +129,7 @@ impl TypeMeta {
             format,
             include,
             headers_pending: matches!(format.target, Target::Table(_)),
-            other_version: super::custom::other_version(info).then(|| info.clone()),
+            custom: super::custom::converts_format(info, format).then(|| info.clone()),
             converted: super::versions::converts_format(info, format).then(|| info.clone()),
         }
     }
@@ -160,10 +162,6 @@ impl TypeMeta {
     /// A frame from the cache (shared by every watcher): the first event of
     /// a Table watch gets the column definitions.
     fn cache_frame(&mut self, frame: Bytes) -> Bytes {
-        let frame = match &self.other_version {
-            Some(info) if self.format == Format::JSON => super::custom::json_event(info, frame),
-            _ => frame,
-        };
         if !std::mem::take(&mut self.headers_pending) {
             return frame;
         }
@@ -214,7 +212,7 @@ fn cache_request(
         // at its first event (see `serve`).
         format: match view.format.target {
             Target::PartialObjectMetadataList(_) => WATCH_FORMAT,
-            _ if view.converted.is_some() => WATCH_FORMAT,
+            _ if view.converted.is_some() || view.custom.is_some() => WATCH_FORMAT,
             _ => view.format,
         },
         include_object: view.include,
@@ -265,11 +263,11 @@ pub async fn serve(
     let body: BoxStream<'static, Bytes> = match b.watch.watch(req.clone()).await {
         // kube cannot encode an object as a list: the stream ends at the
         // first event, sending nothing.
-        Ok(events) if list_only => Feed::new(b, info, view, p, req, events)
+        Ok(events) if list_only => Feed::new(b, view, p, req, events)
             .into_stream()
             .take_while(|_| futures::future::ready(false))
             .boxed(),
-        Ok(events) => Feed::new(b, info, view, p, req, events).into_stream(),
+        Ok(events) => Feed::new(b, view, p, req, events).into_stream(),
         // kube answers 200 and one ERROR event for a too-old revision.
         Err(e) if e.is_gone_or_expired() => {
             let stream = stream_format(out.encoding);
@@ -309,10 +307,9 @@ pub async fn serve(
 /// re-lists).
 struct Feed {
     cache: Arc<dyn WatchCacheApi>,
-    /// A custom resource whose CRD converts through a webhook, watched in
-    /// JSON: each event's object is converted (the store resolves the
-    /// webhook's Service).
-    webhook: Option<(Arc<dyn StoreApi>, ResourceInfo)>,
+    /// For conversion webhooks of custom resources (the store resolves
+    /// the webhook's Service).
+    store: Arc<dyn StoreApi>,
     info: TypeMeta,
     p: Params,
     req: CacheWatchRequest,
@@ -335,7 +332,6 @@ enum Step {
 impl Feed {
     fn new(
         b: &Backends,
-        resource: &ResourceInfo,
         info: TypeMeta,
         p: Params,
         req: CacheWatchRequest,
@@ -348,11 +344,9 @@ impl Feed {
             WatchStart::After(r) => (r, true),
             _ => (0, false),
         };
-        let webhook = (super::custom::webhook_converted(resource) && info.format == Format::JSON)
-            .then(|| (b.store.clone(), resource.clone()));
         Feed {
             cache: b.watch.clone(),
-            webhook,
+            store: b.store.clone(),
             info,
             show_initial_end: matches!(
                 p.start,
@@ -471,23 +465,24 @@ impl Feed {
                 if self.req.start == WatchStart::Now {
                     self.resumable = true;
                 }
-                let out = if ev.event_type.is_change() {
-                    // The cache's frame, shared with every other watcher
-                    // (converted for this one when the CRD has a webhook).
-                    let frame = match &self.webhook {
-                        Some((store, info)) => {
-                            match super::custom::convert_event(store, info, ev.frame).await {
-                                Ok(f) => f,
-                                Err(e) => {
-                                    return Step::End(Some(
-                                        self.info.error_frame(&e.to_status_json()),
-                                    ))
-                                }
-                            }
+                let custom = self
+                    .info
+                    .custom
+                    .as_ref()
+                    .filter(|_| ev.event_type.is_change());
+                let out = if let Some(info) = custom {
+                    // A custom object in another version: converted and
+                    // encoded for this watcher (a webhook that fails ends
+                    // the watch with its Status).
+                    match super::custom::event_object(&self.store, info, &ev.frame).await {
+                        Ok(object) => Some(self.info.object_frame(ev.event_type, &object)),
+                        Err(e) => {
+                            return Step::End(Some(self.info.error_frame(&e.to_status_json())))
                         }
-                        None => ev.frame,
-                    };
-                    let frame = self.info.convert_frame(ev.event_type, frame);
+                    }
+                } else if ev.event_type.is_change() {
+                    // The cache's frame, shared with every other watcher.
+                    let frame = self.info.convert_frame(ev.event_type, ev.frame);
                     Some(self.info.cache_frame(frame))
                 } else if ev.initial_events_end {
                     self.resumable = true;
