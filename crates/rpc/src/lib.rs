@@ -38,7 +38,8 @@ mod watch_cache;
 
 pub use admission::{AdmissionGrpc, RemoteAdmission};
 pub use channel::{
-    lazy_channel, resolving_channel, ReplicaChannel, CALL_TIMEOUT, CONNECT_TIMEOUT, MAX_MESSAGE_SIZE, RESOLVE_EVERY,
+    lazy_channel, resolving_channel, ReplicaChannel, CALL_TIMEOUT, CONNECT_TIMEOUT,
+    MAX_MESSAGE_SIZE, RESOLVE_EVERY,
 };
 pub use error::RpcError;
 pub use flags::{StoreEndpointFlags, DEFAULT_STORE_ENDPOINT};
