@@ -20,6 +20,7 @@ use keelson_api::{EventType, StoreApi};
 use keelson_codec::table::custom::{set_columns, CustomColumn};
 use keelson_informer::{Event, Informer, Listing};
 use keelson_registry::{Catalog, ResourceInfo};
+use keelson_selectors::{set_custom_fields, CustomFields};
 use serde_json::Value;
 
 use crate::crd::Crd;
@@ -153,6 +154,30 @@ impl CatalogFollower {
             }
             set_columns(&format!("{g}/{v}"), k, None);
             tracing::info!(group = %g, version = %v, resource = %p, "custom resource no longer served");
+        }
+        // Field selectors: every process parsing or matching them (gateway,
+        // watch cache) follows the CRDs here.
+        for (g, _, p, _) in had.difference(&want) {
+            if !want.iter().any(|(wg, _, wp, _)| wg == g && wp == p) {
+                set_custom_fields(g, p, None);
+            }
+        }
+        let mut fields: BTreeMap<(String, String), CustomFields> = BTreeMap::new();
+        for r in &resources {
+            let f = fields
+                .entry((r.group.clone(), r.plural.clone()))
+                .or_insert_with(|| CustomFields {
+                    namespaced: r.namespaced,
+                    fields: Vec::new(),
+                });
+            for label in r.strategy.selectable_fields.iter().flatten() {
+                if !f.fields.contains(label) {
+                    f.fields.push(label.clone());
+                }
+            }
+        }
+        for ((g, p), f) in fields {
+            set_custom_fields(&g, &p, Some(f));
         }
         if resources.is_empty() {
             return;

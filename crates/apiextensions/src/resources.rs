@@ -9,6 +9,7 @@ use keelson_registry::{
     CustomResource, GroupVersionKind, NameRule, PrinterColumn, ResourceInfo, ScalePaths, Schema,
     StatusPolicy, Strategy, SubresourceInfo,
 };
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::crd::{Crd, Names, Version};
@@ -157,6 +158,7 @@ fn resource(
                     .map(pointer)
                     .unwrap_or_default(),
             }),
+            selectable_fields: Some(selectable_labels(v)),
             ..Strategy::default()
         },
         custom: Some(Box::new(CustomResource {
@@ -182,6 +184,16 @@ fn resource(
             terminating: crd.terminating(),
         })),
     }
+}
+
+/// A version's `selectableFields` as field-selector labels (the `jsonPath`
+/// without its leading dot, as kube's strategy names them).
+pub fn selectable_labels(v: &Version) -> Vec<String> {
+    v.selectable_fields
+        .iter()
+        .filter_map(|f| f.get("jsonPath").and_then(Value::as_str))
+        .map(|p| p.trim_start_matches('.').to_string())
+        .collect()
 }
 
 /// A CRD's `.spec.replicas` path as a JSON pointer (`/spec/replicas`).

@@ -89,6 +89,66 @@ fn crd_rules_with_kube_wording() {
 }
 
 #[test]
+fn selectable_fields_with_kube_wording() {
+    let mut v = crd();
+    v["spec"]["versions"][0]["selectableFields"] = json!([
+        {"jsonPath": ".spec.color"},
+        {"jsonPath": ".spec.replicas"},
+        {"jsonPath": ".spec.image"}
+    ]);
+    let c = Crd::from_value(&v).unwrap();
+    assert_eq!(messages(&validate_create(&c, &v)), Vec::<String>::new());
+    // The labels a field selector names.
+    let entries = catalog_entries(&c);
+    assert_eq!(
+        entries.resources[0].strategy.selectable_fields,
+        Some(vec![
+            "spec.color".to_string(),
+            "spec.replicas".into(),
+            "spec.image".into()
+        ])
+    );
+
+    let f = "spec.versions[0].selectableFields";
+    v["spec"]["versions"][0]["selectableFields"] = json!([
+        {"jsonPath": ".spec.tags"},
+        {"jsonPath": ".spec.nope"},
+        {"jsonPath": "spec.color"},
+        {"jsonPath": ".spec.tags[0]"},
+        {"jsonPath": ".spec.free.anything"},
+        {"jsonPath": ".metadata.name"},
+        {"jsonPath": ".spec.color"},
+        {"jsonPath": ".spec.color"},
+        {"jsonPath": ""},
+        {"jsonPath": ".spec.port"},
+        {"jsonPath": ".spec.image"},
+        {"jsonPath": ".spec.email"},
+        {"jsonPath": ".spec.note"},
+        {"jsonPath": ".status.replicas"},
+        {"jsonPath": ".spec.cronSpec"},
+        {"jsonPath": ".spec.replicas"}
+    ]);
+    let c = Crd::from_value(&v).unwrap();
+    let errs = messages(&validate_create(&c, &v));
+    let want = [
+        format!("{f}[0].jsonPath: Invalid value: \".spec.tags\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."),
+        format!("{f}[1].jsonPath: Invalid value: \".spec.nope\": is an invalid path: does not refer to a valid field"),
+        format!("{f}[2].jsonPath: Invalid value: \"spec.color\": is an invalid path: expected [ or . but got: spec"),
+        format!("{f}[3].jsonPath: Invalid value: \".spec.tags[0]\": is an invalid path: array notation is not allowed"),
+        format!("{f}[4].jsonPath: Invalid value: \".spec.free.anything\": is an invalid path: does not refer to a valid field"),
+        format!("{f}[5].jsonPath: Invalid value: \".metadata.name\": is an invalid path: does not refer to a valid field"),
+        format!("{f}[7].jsonPath: Duplicate value: \".spec.color\""),
+        format!("{f}[8].jsonPath: Required value"),
+        format!("{f}[9].jsonPath: Invalid value: \".spec.port\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."),
+        format!("{f}: Too many: 9: must have at most 8 items"),
+    ];
+    for w in &want {
+        assert!(errs.contains(w), "missing {w}\n in {errs:#?}");
+    }
+    assert_eq!(errs.len(), want.len(), "{errs:#?}");
+}
+
+#[test]
 fn prune_default_validate() {
     let s = compiled();
     let mut o = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "x"},

@@ -323,6 +323,25 @@ fn validate_version(v: &Version, i: usize, errs: &mut Vec<FieldError>) {
             ));
         }
     }
+    if !v.selectable_fields.is_empty() {
+        match v
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+        {
+            Some(root) => validate_selectable_fields(
+                &v.selectable_fields,
+                root,
+                &format!("{base}.selectableFields"),
+                errs,
+            ),
+            None => errs.push(FieldError::invalid(
+                &format!("{base}.selectableFields"),
+                "",
+                "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+            )),
+        }
+    }
     if let Some(scale) = v.subresources.as_ref().and_then(|s| s.scale.as_ref()) {
         let sp = format!("{base}.subresources.scale");
         if scale.spec_replicas_path.is_empty() {
@@ -356,6 +375,141 @@ fn validate_version(v: &Version, i: usize, errs: &mut Vec<FieldError>) {
             }
         }
     }
+}
+
+/// kube's `MaxSelectableFields`.
+const MAX_SELECTABLE_FIELDS: usize = 8;
+
+/// `ValidateCustomResourceSelectableFields`: each `jsonPath` resolves in the
+/// schema (no array notation), outside `metadata`, to a string, boolean or
+/// integer; no duplicates; at most eight.
+fn validate_selectable_fields(
+    fields: &[Value],
+    root: &Props,
+    path: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let mut unique: Vec<String> = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        let fp = format!("{path}[{i}].jsonPath");
+        let json_path = f.get("jsonPath").and_then(Value::as_str).unwrap_or("");
+        if json_path.is_empty() {
+            errs.push(FieldError::required(&fp, ""));
+            continue;
+        }
+        let (elems, found) = match valid_field_path(json_path, root) {
+            Ok(r) => r,
+            Err(e) => {
+                errs.push(FieldError::invalid(
+                    &fp,
+                    json_path,
+                    &format!("is an invalid path: {e}"),
+                ));
+                continue;
+            }
+        };
+        if elems.first().map(|(n, _)| n.as_str()) == Some("metadata") {
+            errs.push(FieldError::invalid(
+                &fp,
+                json_path,
+                "must not point to fields in metadata",
+            ));
+        }
+        if !matches!(found.type_.as_str(), "string" | "boolean" | "integer") {
+            errs.push(FieldError::invalid(
+                &fp,
+                json_path,
+                "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
+            ));
+        }
+        // field.Path's String(): children joined by dots, keys in brackets.
+        let mut key = String::new();
+        for (n, named) in &elems {
+            if *named {
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                key.push_str(n);
+            } else {
+                key.push_str(&format!("[{n}]"));
+            }
+        }
+        if unique.contains(&key) {
+            errs.push(FieldError {
+                kind: FieldErrorKind::Duplicate,
+                field: fp,
+                value: Some(Value::from(json_path)),
+                detail: String::new(),
+            });
+        } else {
+            unique.push(key);
+        }
+    }
+    if unique.len() > MAX_SELECTABLE_FIELDS {
+        errs.push(FieldError {
+            kind: FieldErrorKind::TooMany,
+            field: path.to_string(),
+            value: Some(Value::from(unique.len())),
+            detail: format!("must have at most {MAX_SELECTABLE_FIELDS} items"),
+        });
+    }
+}
+
+/// One step of a field path: the name, and whether it is a property
+/// (rather than a map key).
+type PathElement = (String, bool);
+
+/// kube's `cel.ValidFieldPath` without array notation: the path's elements
+/// (name, whether it is a property rather than a map key) and the schema
+/// it reaches, or the error kube words.
+fn valid_field_path<'a>(
+    json_path: &str,
+    root: &'a Props,
+) -> Result<(Vec<PathElement>, &'a Props), String> {
+    let mut tokens = Vec::new();
+    let mut rest = json_path;
+    while !rest.is_empty() {
+        let len = if rest.starts_with('\'') {
+            // A quoted string runs to the next unescaped quote.
+            let b = rest.as_bytes();
+            (1..b.len())
+                .find(|&i| b[i] == b'\'' && b[i - 1] != b'\\')
+                .map_or(rest.len(), |i| i + 1)
+        } else if rest.starts_with(['.', '[', ']']) {
+            1
+        } else {
+            rest.find(['.', '[', ']']).unwrap_or(rest.len())
+        };
+        tokens.push(&rest[..len]);
+        rest = &rest[len..];
+    }
+    let mut elems = Vec::new();
+    let mut schema = root;
+    let mut it = tokens.into_iter();
+    while let Some(tok) = it.next() {
+        match tok {
+            "[" => return Err("array notation is not allowed".into()),
+            "." => {
+                let Some(name) = it.next() else {
+                    return Err("unexpected end of JSON path".into());
+                };
+                if !schema.properties.is_empty() {
+                    match schema.properties.get(name) {
+                        Some(p) => schema = p,
+                        None => return Err("does not refer to a valid field".into()),
+                    }
+                    elems.push((name.to_string(), true));
+                } else if let Some(a) = schema.additional_schema() {
+                    schema = a;
+                    elems.push((name.to_string(), false));
+                } else {
+                    return Err("does not refer to a valid field".into());
+                }
+            }
+            other => return Err(format!("expected [ or . but got: {other}")),
+        }
+    }
+    Ok((elems, schema))
 }
 
 /// The structural-schema rules and the per-node OpenAPI restrictions.

@@ -6,6 +6,9 @@
 //! object instead of a parsed copy of it.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
 use keelson_apimachinery::ApiError;
 use serde_json::Value;
 
@@ -155,6 +158,54 @@ fn type_fields(group: &str, resource: &str) -> Option<&'static [&'static str]> {
     keelson_registry::builtin_selectable_fields(group, resource)
 }
 
+/// What a custom resource can be selected on: kube's CR field-label
+/// converter allows `metadata.name`, `metadata.namespace` when the resource
+/// is namespaced, and the CRD's `selectableFields` (their `jsonPath`
+/// without the leading dot).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CustomFields {
+    /// Whether the resource is namespaced.
+    pub namespaced: bool,
+    /// `selectableFields` of the served versions, as selector labels.
+    pub fields: Vec<String>,
+}
+
+type CustomRegistry = RwLock<HashMap<(String, String), Arc<CustomFields>>>;
+
+/// The custom resources this process serves, by group and plural; kept by
+/// each process's CRD catalog follower (like the Table printer's columns),
+/// read when a selector is parsed.
+fn custom_registry() -> &'static CustomRegistry {
+    static REGISTRY: OnceLock<CustomRegistry> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// Register (`Some`) or forget (`None`) a custom resource's selectable
+/// fields.
+pub fn set_custom_fields(group: &str, resource: &str, fields: Option<CustomFields>) {
+    let mut reg = match custom_registry().write() {
+        Ok(r) => r,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let key = (group.to_string(), resource.to_string());
+    match fields {
+        Some(f) => {
+            reg.insert(key, Arc::new(f));
+        }
+        None => {
+            reg.remove(&key);
+        }
+    }
+}
+
+fn custom_fields(group: &str, resource: &str) -> Option<Arc<CustomFields>> {
+    let reg = match custom_registry().read() {
+        Ok(r) => r,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    reg.get(&(group.to_string(), resource.to_string())).cloned()
+}
+
 /// One field requirement.
 #[derive(Debug, Clone, PartialEq)]
 struct FieldReq {
@@ -189,7 +240,16 @@ impl FieldSelector {
             };
             let field = field.trim().to_string();
             let known = field == "metadata.name" || field == "metadata.namespace";
-            if !known {
+            if let Some(custom) = custom_fields(group, resource) {
+                let allowed = field == "metadata.name"
+                    || (custom.namespaced && field == "metadata.namespace")
+                    || custom.fields.contains(&field);
+                if !allowed {
+                    return Err(ApiError::bad_request(format!(
+                        "field label not supported: {field}"
+                    )));
+                }
+            } else if !known {
                 match type_fields(group, resource) {
                     Some(fields) if fields.contains(&field.as_str()) => {}
                     Some(_) => {
@@ -229,6 +289,25 @@ impl FieldSelector {
         self.0
             .iter()
             .all(|r| (attrs.field(&r.field) == r.value) != r.negate)
+    }
+
+    /// Like [`Self::matches_attrs`], for fields the attributes do not
+    /// carry (a custom resource's `selectableFields`) reading the object
+    /// that `object` yields, at most once.
+    pub fn matches_cached(&self, attrs: &Attrs, object: impl FnOnce() -> Option<Value>) -> bool {
+        let mut object = Some(object);
+        let mut parsed: Option<Option<Value>> = None;
+        self.0.iter().all(|r| {
+            let v = match attrs.carried(&r.field) {
+                Some(v) => v.to_string(),
+                None => parsed
+                    .get_or_insert_with(|| object.take().and_then(|f| f()))
+                    .as_ref()
+                    .map(|o| field_value(o, &r.field))
+                    .unwrap_or_default(),
+            };
+            (v == r.value) != r.negate
+        })
     }
 
     /// Whether the selector selects everything.
@@ -281,6 +360,12 @@ impl Attrs {
     }
 
     fn field(&self, field: &str) -> &str {
+        self.carried(field).unwrap_or("")
+    }
+
+    /// The value of a field these attributes carry; `None` for a field
+    /// they were not extracted with.
+    fn carried(&self, field: &str) -> Option<&str> {
         let at = match field {
             "metadata.name" => Some(0),
             "metadata.namespace" => Some(1),
@@ -290,9 +375,7 @@ impl Attrs {
                 .position(|x| *x == f)
                 .map(|i| i + 2),
         };
-        at.and_then(|i| self.fields.get(i))
-            .map(|s| &**s)
-            .unwrap_or("")
+        at.and_then(|i| self.fields.get(i)).map(|s| &**s)
     }
 }
 
@@ -386,6 +469,69 @@ mod tests {
                 .unwrap_err()
                 .message,
             "\"x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+        );
+    }
+
+    #[test]
+    fn custom_resource_fields() {
+        set_custom_fields(
+            "ops.example.com",
+            "databases",
+            Some(CustomFields {
+                namespaced: true,
+                fields: vec![
+                    "spec.engine".into(),
+                    "spec.replicas".into(),
+                    "status.ready".into(),
+                ],
+            }),
+        );
+        set_custom_fields("ops.example.com", "clusters", Some(CustomFields::default()));
+        let db = json!({"metadata": {"name": "a", "namespace": "n"},
+            "spec": {"engine": "Postgres", "replicas": 3}, "status": {"ready": true}});
+        let attrs = Attrs::of("ops.example.com", "databases", &db);
+        for (sel, want) in [
+            ("spec.engine=Postgres", true),
+            ("spec.engine!=Postgres", false),
+            ("spec.replicas=3,status.ready=true", true),
+            ("spec.replicas=4", false),
+            ("metadata.namespace=n,metadata.name=a", true),
+        ] {
+            let f = FieldSelector::parse(sel, "ops.example.com", "databases").unwrap();
+            assert_eq!(f.matches_cached(&attrs, || Some(db.clone())), want, "{sel}");
+            assert_eq!(f.matches(&db), want, "{sel}");
+        }
+        // An absent field is the empty string, as kube's GetAttrs gives it.
+        let bare = json!({"metadata": {"name": "b", "namespace": "n"}});
+        let f = FieldSelector::parse("spec.engine=", "ops.example.com", "databases").unwrap();
+        assert!(
+            f.matches_cached(&Attrs::of("ops.example.com", "databases", &bare), || Some(
+                bare.clone()
+            ))
+        );
+        // kube's CR field-label converter: everything else, and
+        // metadata.namespace of a cluster-scoped resource, is refused.
+        for (sel, resource) in [
+            ("spec.version=1", "databases"),
+            ("metadata.namespace=x", "clusters"),
+            ("spec.engine=x", "clusters"),
+        ] {
+            assert_eq!(
+                FieldSelector::parse(sel, "ops.example.com", resource)
+                    .unwrap_err()
+                    .message,
+                format!(
+                    "field label not supported: {}",
+                    sel.split('=').next().unwrap()
+                ),
+            );
+        }
+        set_custom_fields("ops.example.com", "clusters", None);
+        assert!(
+            FieldSelector::parse("spec.engine=x", "ops.example.com", "clusters")
+                .unwrap_err()
+                .message
+                .contains("is not a known field selector")
         );
     }
 }

@@ -53,7 +53,10 @@ impl Filter {
 
     /// Whether an object passes the selectors (not the namespace).
     pub fn matches(&self, o: &CachedObject) -> bool {
-        self.labels.matches_attrs(&o.attrs) && self.fields.matches_attrs(&o.attrs)
+        self.labels.matches_attrs(&o.attrs)
+            && self
+                .fields
+                .matches_cached(&o.attrs, || serde_json::from_slice(&o.object()).ok())
     }
 
     /// Whether an object is in the namespace and passes the selectors.

@@ -6,6 +6,7 @@
 //! and kind. Odd input (a spec that is not an object) is left alone: the
 //! decode step has already rejected wrong types.
 
+mod apiextensions;
 mod apps;
 mod autoscaling;
 mod batch;
@@ -39,6 +40,9 @@ pub(crate) fn apply(
         ("batch", "Job") => batch::job(obj),
         ("batch", "CronJob") => batch::cron_job(obj),
         ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler(obj),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+            apiextensions::custom_resource_definition(obj)
+        }
         _ => {}
     }
 }

@@ -26,6 +26,53 @@ const NOT_ACCEPTABLE: &str =
     "only the following media types are accepted: application/json, application/yaml, application/cbor";
 const UNSUPPORTED_MEDIA_TYPE: &str = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/cbor";
 
+/// The catalog generation to serve a request for `group`/`version`/
+/// `resource` with, when the current one lacks it. A client that saw a
+/// CRD `Established` may ask before this process's catalog follower has
+/// applied it (the two follow different streams): if the CRD
+/// (`<resource>.<group>`) is stored with its names accepted and serves
+/// `version`, wait up to 2 s for the follower, as kube's own handler
+/// serves every Established CRD. Anything else answers at once.
+pub(crate) async fn await_served(
+    b: &Backends,
+    group: &str,
+    version: &str,
+    resource: &str,
+) -> Option<Arc<keelson_registry::CatalogSnapshot>> {
+    if group.is_empty()
+        || keelson_registry::CatalogSnapshot::builtin()
+            .group(group)
+            .is_some()
+    {
+        return None;
+    }
+    let key = keelson_api::ObjectKey::new(
+        keelson_apiextensions::crd_resource(),
+        "",
+        &format!("{resource}.{group}"),
+    );
+    let stored = b.store.get(&key).await.ok()?;
+    let crd = keelson_apiextensions::Crd::from_value(&stored).ok()?;
+    let accepted = crd.condition_true("NamesAccepted") || crd.condition_true("Established");
+    if !accepted
+        || !crd
+            .spec
+            .versions
+            .iter()
+            .any(|v| v.served && v.name == version)
+    {
+        return None;
+    }
+    for _ in 0..200 {
+        let snapshot = b.catalog.snapshot();
+        if snapshot.lookup(group, version, resource).is_some() {
+            return Some(snapshot);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    None
+}
+
 /// The response format for a custom resource: the Accept header negotiated
 /// without Protobuf, which custom resources do not have (406 when nothing
 /// else is acceptable).

@@ -23,7 +23,16 @@ pub(crate) async fn serve(
     out: Format,
 ) -> Response<Body> {
     // One catalog generation for the whole request.
-    let catalog = b.catalog.snapshot();
+    let mut catalog = b.catalog.snapshot();
+    if catalog
+        .lookup(&ri.group, &ri.version, &ri.resource)
+        .is_none()
+    {
+        if let Some(c) = super::custom::await_served(b, &ri.group, &ri.version, &ri.resource).await
+        {
+            catalog = c;
+        }
+    }
     let info = match resolve(&catalog, ri) {
         Ok(info) => info,
         Err(e) => return status_response(&e, out),
