@@ -10,7 +10,9 @@
 # Builds nothing: needs the image and the release load generators
 # (`cargo build --release -p keelson-bench`; CARGO_TARGET_DIR is honoured).
 # Usage: bash bench/compose.sh [fan-out duration] [load duration] [replica counts]
-#        (defaults: 20s 10s "1 3")
+#        (defaults: 20s 10s "1 3"); BENCH_DIRECT=1 sends to the gateway
+#        container's address instead of the published port on loopback
+#        (which Docker's userland proxy copies through).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-20s}
@@ -58,6 +60,14 @@ for n in $SCALES; do
         sleep 0.2
     done
     kubectl --kubeconfig "$DATA/kubeconfig" get ns default >/dev/null
+    if [ "${BENCH_DIRECT:-0}" = 1 ]; then
+        # Past Docker's userland proxy: the gateway container's own address
+        # (bench/src/connect.rs), as a client on another machine reaches it.
+        ip=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' \
+            "$(compose ps -q gateway)")
+        export KEELSON_BENCH_CONNECT=$ip:6443
+        echo "connecting to the gateway container at $KEELSON_BENCH_CONNECT"
+    fi
     samples=$(mktemp)
     stats "$samples" &
     STATS=$!

@@ -4,6 +4,7 @@
 //! prints throughput and p50/p99 latency.
 #![forbid(unsafe_code)]
 
+mod connect;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -89,7 +90,7 @@ fn client(ca: &[u8], token: &str) -> Result<reqwest::Client, Box<dyn std::error:
         reqwest::header::AUTHORIZATION,
         format!("Bearer {token}").parse()?,
     );
-    Ok(reqwest::Client::builder()
+    Ok(connect::builder(reqwest::Client::builder())
         .add_root_certificate(reqwest::Certificate::from_pem(ca)?)
         .default_headers(headers)
         .http1_only()
@@ -124,7 +125,7 @@ fn payload(name: &str) -> serde_json::Value {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let f = Flags::parse();
-    let url = server_url(&f.data_dir)?;
+    let url = connect::url(server_url(&f.data_dir)?);
     let ca = std::fs::read(f.data_dir.join("pki/ca.crt"))?;
     let token = match &f.token {
         Some(t) => t.clone(),

@@ -17,6 +17,8 @@
 //! `/proc/PID/clear_refs` first.
 #![forbid(unsafe_code)]
 
+#[path = "../connect.rs"]
+mod connect;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -102,7 +104,7 @@ impl Server {
             .find_map(|l| l.trim().strip_prefix("server: ").map(str::to_string))
             .ok_or("no server in kubeconfig")?;
         Ok(Server {
-            url,
+            url: connect::url(url),
             ca: std::fs::read(dir.join("pki/ca.crt"))?,
             token: std::fs::read_to_string(dir.join("admin-token"))?
                 .trim()
@@ -117,7 +119,7 @@ impl Server {
             reqwest::header::AUTHORIZATION,
             format!("Bearer {}", self.token).parse()?,
         );
-        Ok(reqwest::Client::builder()
+        Ok(connect::builder(reqwest::Client::builder())
             .add_root_certificate(reqwest::Certificate::from_pem(&self.ca)?)
             .default_headers(headers)
             .pool_max_idle_per_host(1)
