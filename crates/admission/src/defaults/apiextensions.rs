@@ -19,8 +19,9 @@ pub(super) fn custom_resource_definition(obj: &mut Value) {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        or_set_str(names, "singular", &kind.to_lowercase());
+        // Go leaves an empty string empty (and omits it when encoding).
         if !kind.is_empty() {
+            or_set_str(names, "singular", &kind.to_lowercase());
             or_set_str(names, "listKind", &format!("{kind}List"));
         }
     }
