@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 12's etcd benchmark in one run, release build, embedded `keelson`:
 #  - etcd's own write rate at 1 and 64 concurrent clients (the anchor: plain
-#    puts, and Keelson's create transaction) from the put_rate example;
+#    puts, Keelson's create transaction and kube-apiserver's) from the
+#    put_rate example;
 #  - create / get / list of ConfigMaps (keelson-loadgen) at 1 and 64 clients
 #    on etcd with Keelson's JSON values, on etcd with kube's values
 #    (--etcd-layout=kube) and on sled;
@@ -61,7 +62,8 @@ echo "== etcd's own write rate"
 start_etcd anchor
 for c in 1 64; do
     "$BIN/examples/put_rate" "$ETCD_URL" "$c" "$SECS" 400 | tee "$OUT/anchor-put-$c"
-    "$BIN/examples/put_rate" "$ETCD_URL" "$c" "$SECS" 400 txn | tee "$OUT/anchor-txn-$c"
+    "$BIN/examples/put_rate" "$ETCD_URL" "$c" "$SECS" 400 create | tee "$OUT/anchor-create-$c"
+    "$BIN/examples/put_rate" "$ETCD_URL" "$c" "$SECS" 400 kube | tee "$OUT/anchor-kube-$c"
 done
 kill "$ETCD_PID"; wait "$ETCD_PID" 2>/dev/null || true
 
