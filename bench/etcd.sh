@@ -97,7 +97,8 @@ for op in create get list; do for c in 1 64; do
 done; done
 for c in 1 64; do
     echo "| etcd put (anchor) | $c | $(cell "anchor-put-$c") | | |"
-    echo "| etcd create txn (anchor) | $c | $(cell "anchor-txn-$c") | | |"
+    echo "| etcd create txn, Keelson's (anchor) | $c | $(cell "anchor-create-$c") | | |"
+    echo "| etcd create txn, kube-apiserver's (anchor) | $c | $(cell "anchor-kube-$c") | | |"
 done
 echo
 for l in etcd-keelson etcd-kube sled; do echo "fan-out $l: $(tail -n +1 "$OUT/$l-fanout" | tr '\n' ' ')"; done
