@@ -54,12 +54,14 @@ enum Inner {
     /// JSON, a `PartialObjectMetadataList` or a `Table`: the head ends with
     /// the key of the items (`"items":` / `"rows":`); the array opens with
     /// the first item, and an empty one is `null` when `null_when_empty`.
-    /// A Table prints each item into a row.
+    /// A Table prints each item into a row; when its printer sorts the
+    /// rows (FlowSchemas), the items are held and printed at the end.
     Lazy {
         buf: BytesMut,
         count: usize,
         null_when_empty: bool,
         rows: Option<Rows>,
+        held: Option<Vec<Value>>,
     },
     /// Not streamable: the head and the items, written at the end (a Table's
     /// rows are printed from the items then).
@@ -150,6 +152,19 @@ fn converted_head(
     }
 }
 
+/// One Table row of `item` after the `count` already written.
+fn write_row(
+    buf: &mut BytesMut,
+    count: &mut usize,
+    rows: &Rows,
+    item: &Value,
+) -> Result<(), CodecError> {
+    buf.put_u8(if *count == 0 { b'[' } else { b',' });
+    *count += 1;
+    serde_json::to_writer((&mut *buf).writer(), &rows.row(item))?;
+    Ok(())
+}
+
 /// `head` without its closing brace, then `,"<key>":` (the item array
 /// follows).
 fn open_head(head: &Value, key: &str) -> Result<Vec<u8>, CodecError> {
@@ -196,6 +211,7 @@ impl ListEncoder {
                     buf: BytesMut::from(&open_head(&head, key)?[..]),
                     count: 0,
                     null_when_empty,
+                    held: rows.as_ref().filter(|r| r.sorts()).map(|_| Vec::new()),
                     rows,
                 },
                 Encoding::Yaml => Inner::Whole {
@@ -298,16 +314,23 @@ impl ListEncoder {
                 Ok((buf.len() >= FRAME_BYTES).then(|| buf.split().freeze()))
             }
             Inner::Lazy {
-                buf, count, rows, ..
+                buf,
+                count,
+                rows,
+                held,
+                ..
             } => {
-                buf.put_u8(if *count == 0 { b'[' } else { b',' });
-                *count += 1;
+                if let Some(held) = held {
+                    held.push(serde_json::from_slice(item)?);
+                    return Ok(None);
+                }
                 match rows {
-                    Some(rows) => {
-                        let row = rows.row(&serde_json::from_slice(item)?);
-                        serde_json::to_writer((&mut *buf).writer(), &row)?;
+                    Some(rows) => write_row(buf, count, rows, &serde_json::from_slice(item)?)?,
+                    None => {
+                        buf.put_u8(if *count == 0 { b'[' } else { b',' });
+                        *count += 1;
+                        buf.put_slice(item);
                     }
-                    None => buf.put_slice(item),
                 }
                 Ok((buf.len() >= FRAME_BYTES).then(|| buf.split().freeze()))
             }
@@ -336,10 +359,17 @@ impl ListEncoder {
             }
             Inner::Lazy {
                 mut buf,
-                count,
+                mut count,
                 null_when_empty,
-                ..
+                rows,
+                held,
             } => {
+                if let (Some(rows), Some(mut items)) = (rows, held) {
+                    rows.sort(&mut items);
+                    for item in &items {
+                        write_row(&mut buf, &mut count, &rows, item)?;
+                    }
+                }
                 buf.put_slice(match (count, null_when_empty) {
                     (0, true) => b"null}\n",
                     (0, false) => b"[]}\n",
@@ -354,7 +384,11 @@ impl ListEncoder {
                 null_when_empty,
             } => {
                 let (key, items) = match &rows {
-                    Some(rows) => ("rows", items.iter().map(|i| rows.row(i)).collect()),
+                    Some(rows) => {
+                        let mut items = items;
+                        rows.sort(&mut items);
+                        ("rows", items.iter().map(|i| rows.row(i)).collect())
+                    }
                     None => ("items", items),
                 };
                 let items = if items.is_empty() && null_when_empty {
@@ -520,6 +554,83 @@ mod tests {
             &pod_head()
         )
         .is_err());
+    }
+
+    /// kube's FlowSchema list printer sorts its rows (precedence, then
+    /// name); the rows and their objects come out in that order, JSON and
+    /// YAML, and the bytes are those of an unsorted list in that order.
+    #[test]
+    fn flow_schema_rows_are_sorted() {
+        use crate::format::MetaVersion;
+        let head = json!({"kind": "FlowSchemaList", "apiVersion": "flowcontrol.apiserver.k8s.io/v1", "metadata": {"resourceVersion": "3"}});
+        let fs = |name: &str, precedence: i64| {
+            serde_json::to_vec(&json!({"metadata": {"name": name}, "spec": {"matchingPrecedence": precedence, "priorityLevelConfiguration": {"name": "pl"}}})).unwrap()
+        };
+        let items = [
+            fs("catch-all", 10000),
+            fs("exempt", 1),
+            fs("global-default", 9900),
+            fs("probes", 2),
+            fs("a-tie", 2),
+        ];
+        let want = ["exempt", "a-tie", "probes", "global-default", "catch-all"];
+        let names = |t: &Value| -> Vec<String> {
+            t["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    r["object"]["metadata"]["name"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        };
+        let table = at(Encoding::Json, Target::Table(MetaVersion::V1));
+        let mut enc = ListEncoder::new(table, &head).unwrap();
+        assert!(enc.streams());
+        for i in &items {
+            assert_eq!(enc.push(i).unwrap(), None, "rows wait for the last item");
+        }
+        let bytes = enc.finish().unwrap();
+        let t: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(names(&t), want);
+        assert_eq!(
+            t["rows"][0]["cells"],
+            json!(["exempt", "pl", 1, "<none>", "<unknown>", "?"])
+        );
+        // The same bytes as the rows of the items given in that order.
+        let rows = Rows::new(
+            MetaVersion::V1,
+            "flowcontrol.apiserver.k8s.io/v1",
+            "FlowSchema",
+            &TableOptions::default(),
+            crate::table::time::now(),
+        );
+        let mut expected = Value::Object(rows.head(head["metadata"].clone(), false));
+        let sorted: Vec<Value> = [1, 4, 3, 2, 0]
+            .iter()
+            .map(|&i| rows.row(&serde_json::from_slice(&items[i]).unwrap()))
+            .collect();
+        expected["rows"] = Value::Array(sorted);
+        let mut want_bytes = serde_json::to_vec(&expected).unwrap();
+        want_bytes.push(b'\n');
+        assert_eq!(
+            std::str::from_utf8(&bytes).unwrap(),
+            std::str::from_utf8(&want_bytes).unwrap()
+        );
+        let yaml = at(Encoding::Yaml, Target::Table(MetaVersion::V1));
+        let t = all(ListEncoder::new(yaml, &head).unwrap(), &items);
+        assert_eq!(names(&t), want);
+        // Other printers keep the list's order.
+        let t = all(
+            ListEncoder::new(table, &pod_head()).unwrap(),
+            &[pod_item("b"), pod_item("a")],
+        );
+        assert_eq!(t["rows"][0]["cells"][0], "b");
+        let empty = all(ListEncoder::new(table, &head).unwrap(), &[]);
+        assert_eq!(empty["rows"], json!([]));
     }
 
     #[test]

@@ -157,6 +157,18 @@ pub(crate) static POD_TEMPLATE: Printer = Printer {
     print: print_pod_template,
 };
 
+/// `kubectl get componentstatuses`: the `Healthy` condition as Status
+/// (`Healthy`, `Unhealthy`, `Unknown` without one), its message and error.
+pub(crate) static COMPONENT_STATUS: Printer = Printer {
+    columns: &[
+        NAME,
+        col("Status", "string", "Status of the component conditions"),
+        col("Message", "string", "Message of the component conditions"),
+        col("Error", "string", "Error of the component conditions"),
+    ],
+    print: print_component_status,
+};
+
 /// Name and Age only.
 pub(crate) fn print_name_age(o: &Value, now: Time) -> Row {
     Row::new(vec![Value::from(name(o)), age(o, now)])
@@ -558,6 +570,30 @@ fn print_pod_template(o: &Value, _now: Time) -> Row {
     ])
 }
 
+fn print_component_status(o: &Value, _now: Time) -> Row {
+    let (status, message, error) = match arr_at(o, &["conditions"])
+        .iter()
+        .find(|c| str_at(c, &["type"]) == "Healthy")
+    {
+        Some(c) => (
+            if str_at(c, &["status"]) == "True" {
+                "Healthy"
+            } else {
+                "Unhealthy"
+            },
+            str_at(c, &["message"]),
+            str_at(c, &["error"]),
+        ),
+        None => ("Unknown", "", ""),
+    };
+    Row::new(vec![
+        Value::from(name(o)),
+        Value::from(status),
+        Value::from(message),
+        Value::from(error),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -856,5 +892,39 @@ mod tests {
             print_pod_template(&pt, now()).cells,
             vec![json!("t"), json!("c"), json!("i"), json!("a=b")]
         );
+    }
+
+    // Facts from kube's printers_test.go TestPrintComponentStatus.
+    #[test]
+    fn component_statuses() {
+        let names: Vec<&str> = COMPONENT_STATUS.columns.iter().map(|c| c.name).collect();
+        assert_eq!(names, vec!["Name", "Status", "Message", "Error"]);
+        let cs = |conditions: Value| {
+            print_component_status(
+                &json!({"metadata": {"name": "etcd-0", "creationTimestamp": null}, "conditions": conditions}),
+                now(),
+            )
+            .cells
+        };
+        assert_eq!(
+            cs(json!([{"type": "Healthy", "status": "True", "message": "ok"}])),
+            vec![json!("etcd-0"), json!("Healthy"), json!("ok"), json!("")]
+        );
+        assert_eq!(
+            cs(
+                json!([{"type": "Healthy", "status": "False", "error": "context deadline exceeded"}])
+            ),
+            vec![
+                json!("etcd-0"),
+                json!("Unhealthy"),
+                json!(""),
+                json!("context deadline exceeded")
+            ]
+        );
+        assert_eq!(
+            cs(json!([{"type": "Other", "status": "True", "message": "x"}])),
+            vec![json!("etcd-0"), json!("Unknown"), json!(""), json!("")]
+        );
+        assert_eq!(cs(Value::Null)[1], json!("Unknown"));
     }
 }

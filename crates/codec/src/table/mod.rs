@@ -15,16 +15,22 @@
 //! `PartialObjectMetadata` (`Metadata`, the default), the whole object
 //! (`Object`) or nothing (`None`, `"object": null`).
 
+mod admissionregistration;
+mod apiregistration;
 mod apps;
 mod batch;
+mod certificates;
 pub mod columns;
 mod core;
 pub mod custom;
+mod flowcontrol;
 mod networking;
+mod node;
 mod pods;
 mod policy;
 pub mod quantity;
 mod rbac;
+mod resource;
 mod storage;
 pub mod time;
 mod util;
@@ -177,6 +183,11 @@ pub(crate) fn printer(group: &str, kind: &str) -> &'static Printer {
         ("", "PersistentVolume") => &storage::PERSISTENT_VOLUME,
         ("", "PersistentVolumeClaim") => &storage::PERSISTENT_VOLUME_CLAIM,
         ("storage.k8s.io", "StorageClass") => &storage::STORAGE_CLASS,
+        ("storage.k8s.io", "VolumeAttributesClass") => &storage::VOLUME_ATTRIBUTES_CLASS,
+        ("storage.k8s.io", "VolumeAttachment") => &storage::VOLUME_ATTACHMENT,
+        ("storage.k8s.io", "CSINode") => &storage::CSI_NODE,
+        ("storage.k8s.io", "CSIDriver") => &storage::CSI_DRIVER,
+        ("storage.k8s.io", "CSIStorageCapacity") => &storage::CSI_STORAGE_CAPACITY,
         ("apps", "Deployment") => &apps::DEPLOYMENT,
         ("apps", "ReplicaSet") => &apps::REPLICA_SET,
         ("apps", "StatefulSet") => &apps::STATEFUL_SET,
@@ -187,6 +198,12 @@ pub(crate) fn printer(group: &str, kind: &str) -> &'static Printer {
         ("networking.k8s.io", "Ingress") => &networking::INGRESS,
         ("networking.k8s.io", "IngressClass") => &networking::INGRESS_CLASS,
         ("networking.k8s.io", "NetworkPolicy") => &networking::NETWORK_POLICY,
+        ("networking.k8s.io", "ServiceCIDR") => &networking::SERVICE_CIDR,
+        ("networking.k8s.io", "IPAddress") => &networking::IP_ADDRESS,
+        ("resource.k8s.io", "DeviceClass") => &resource::DEVICE_CLASS,
+        ("resource.k8s.io", "ResourceClaim") => &resource::RESOURCE_CLAIM,
+        ("resource.k8s.io", "ResourceClaimTemplate") => &resource::RESOURCE_CLAIM_TEMPLATE,
+        ("resource.k8s.io", "ResourceSlice") => &resource::RESOURCE_SLICE,
         ("discovery.k8s.io", "EndpointSlice") => &networking::ENDPOINT_SLICE,
         ("rbac.authorization.k8s.io", "RoleBinding") => &rbac::ROLE_BINDING,
         ("rbac.authorization.k8s.io", "ClusterRoleBinding") => &rbac::CLUSTER_ROLE_BINDING,
@@ -195,6 +212,28 @@ pub(crate) fn printer(group: &str, kind: &str) -> &'static Printer {
         ("scheduling.k8s.io", "PriorityClass") => &policy::PRIORITY_CLASS,
         ("coordination.k8s.io", "Lease") => &policy::LEASE,
         ("autoscaling", "Scale") => &policy::SCALE,
+        ("", "ComponentStatus") => &core::COMPONENT_STATUS,
+        ("certificates.k8s.io", "CertificateSigningRequest") => {
+            &certificates::CERTIFICATE_SIGNING_REQUEST
+        }
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            &admissionregistration::MUTATING_WEBHOOK_CONFIGURATION
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            &admissionregistration::VALIDATING_WEBHOOK_CONFIGURATION
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            &admissionregistration::VALIDATING_ADMISSION_POLICY
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            &admissionregistration::VALIDATING_ADMISSION_POLICY_BINDING
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => &flowcontrol::FLOW_SCHEMA,
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            &flowcontrol::PRIORITY_LEVEL_CONFIGURATION
+        }
+        ("apiregistration.k8s.io", "APIService") => &apiregistration::API_SERVICE,
+        ("node.k8s.io", "RuntimeClass") => &node::RUNTIME_CLASS,
         _ => &DEFAULT,
     }
 }
@@ -394,6 +433,31 @@ impl Rows {
     /// Whether an empty table has `"rows": null`.
     pub(crate) fn null_when_empty(&self) -> bool {
         self.printer.null_when_empty()
+    }
+
+    /// The order kube's list printer prints the rows in, when it sorts
+    /// them (FlowSchemas: by matching precedence, then name); `None` when
+    /// rows follow the list's order.
+    fn order(&self) -> Option<fn(&Value, &Value) -> std::cmp::Ordering> {
+        match &self.printer {
+            PrinterRef::Static(p) if std::ptr::eq(*p, &flowcontrol::FLOW_SCHEMA) => {
+                Some(flowcontrol::flow_schema_order)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the rows of a list are sorted: its items must all be read
+    /// before the first row is written.
+    pub(crate) fn sorts(&self) -> bool {
+        self.order().is_some()
+    }
+
+    /// A list's items in the order their rows are printed.
+    pub(crate) fn sort(&self, items: &mut [Value]) {
+        if let Some(order) = self.order() {
+            items.sort_by(order);
+        }
     }
 
     /// One row (`cells`, `conditions`, `object`) of an object or list item.
@@ -682,6 +746,25 @@ mod tests {
             ("coordination.k8s.io", "Lease"),
             ("rbac.authorization.k8s.io", "Role"),
             ("autoscaling", "Scale"),
+            ("", "ComponentStatus"),
+            ("certificates.k8s.io", "CertificateSigningRequest"),
+            (
+                "admissionregistration.k8s.io",
+                "MutatingWebhookConfiguration",
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration",
+            ),
+            ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingAdmissionPolicyBinding",
+            ),
+            ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+            ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+            ("apiregistration.k8s.io", "APIService"),
+            ("node.k8s.io", "RuntimeClass"),
         ];
         for (group, kind) in objects {
             let p = printer(group, kind);

@@ -1,5 +1,5 @@
 //! networking.k8s.io and discovery.k8s.io: ingresses, ingress classes,
-//! network policies and endpoint slices.
+//! network policies, service CIDRs, IP addresses and endpoint slices.
 
 use serde_json::Value;
 
@@ -8,6 +8,10 @@ use super::core::load_balancer_ingress;
 use super::time::Time;
 use super::util::*;
 use super::{Printer, Row};
+
+// networking/v1beta1 swagger docs kube's columns carry (the same in v1).
+const SERVICE_CIDR_SPEC_CIDRS: &str = "CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.";
+const IP_ADDRESS_SPEC_PARENT_REF: &str = "ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.";
 
 pub(crate) static INGRESS: Printer = Printer {
     columns: &[
@@ -58,6 +62,18 @@ pub(crate) static NETWORK_POLICY: Printer = Printer {
         AGE,
     ],
     print: print_network_policy,
+};
+
+pub(crate) static SERVICE_CIDR: Printer = Printer {
+    columns: &[NAME, col("CIDRs", "string", SERVICE_CIDR_SPEC_CIDRS), AGE],
+    print: print_service_cidr,
+};
+
+/// kube's IPAddress columns are Name and ParentRef, but its rows carry the
+/// age as a third cell (kubectl shows only the first two).
+pub(crate) static IP_ADDRESS: Printer = Printer {
+    columns: &[NAME, col("ParentRef", "string", IP_ADDRESS_SPEC_PARENT_REF)],
+    print: print_ip_address,
 };
 
 pub(crate) static ENDPOINT_SLICE: Printer = Printer {
@@ -135,6 +151,49 @@ fn print_network_policy(o: &Value, now: Time) -> Row {
     Row::new(vec![
         Value::from(name(o)),
         Value::from(format_label_selector(at(o, &["spec", "podSelector"]))),
+        age(o, now),
+    ])
+}
+
+fn print_service_cidr(o: &Value, now: Time) -> Row {
+    let cidrs: Vec<&str> = arr_at(o, &["spec", "cidrs"])
+        .iter()
+        .map(|c| c.as_str().unwrap_or(""))
+        .collect();
+    Row::new(vec![
+        Value::from(name(o)),
+        Value::from(cidrs.join(",")),
+        age(o, now),
+    ])
+}
+
+/// The ParentRef cell: `<none>`, else the lower-cased group resource
+/// (`services`, `gateways.gateway.networking.k8s.io`), the namespace when
+/// set, and the name, `/`-separated.
+fn parent_ref(o: &Value) -> String {
+    let Some(p) = at(o, &["spec", "parentRef"]).filter(|p| p.is_object()) else {
+        return "<none>".to_string();
+    };
+    let (group, resource) = (str_at(p, &["group"]), str_at(p, &["resource"]));
+    let mut s = if group.is_empty() {
+        resource.to_lowercase()
+    } else {
+        format!("{resource}.{group}").to_lowercase()
+    };
+    let namespace = str_at(p, &["namespace"]);
+    if !namespace.is_empty() {
+        s.push('/');
+        s.push_str(namespace);
+    }
+    s.push('/');
+    s.push_str(str_at(p, &["name"]));
+    s
+}
+
+fn print_ip_address(o: &Value, now: Time) -> Row {
+    Row::new(vec![
+        Value::from(name(o)),
+        Value::from(parent_ref(o)),
         age(o, now),
     ])
 }
@@ -235,5 +294,92 @@ mod tests {
         let empty = json!({"metadata": {"name": "e"}, "addressType": "FQDN"});
         let c = print_endpoint_slice(&empty, now()).cells;
         assert_eq!((&c[2], &c[3]), (&json!("<unset>"), &json!("<unset>")));
+    }
+
+    #[test]
+    fn service_cidrs() {
+        let cols: Vec<_> = SERVICE_CIDR
+            .columns
+            .iter()
+            .map(|c| (c.name, c.ty, c.format, c.priority))
+            .collect();
+        assert_eq!(
+            cols,
+            vec![
+                ("Name", "string", "name", 0),
+                ("CIDRs", "string", "", 0),
+                ("Age", "string", "", 0)
+            ]
+        );
+        assert!(SERVICE_CIDR.columns[1]
+            .description
+            .starts_with("CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\""));
+        let cidr = json!({"metadata": {"name": "kubernetes", "creationTimestamp": "2024-04-01T12:00:00Z"},
+            "spec": {"cidrs": ["10.96.0.0/16", "fd00:10:96::/112"]},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
+        assert_eq!(
+            print_service_cidr(&cidr, now()).cells,
+            vec![
+                json!("kubernetes"),
+                json!("10.96.0.0/16,fd00:10:96::/112"),
+                json!("30d")
+            ]
+        );
+        let single = json!({"metadata": {"name": "extra"}, "spec": {"cidrs": ["192.168.0.0/24"]}});
+        assert_eq!(
+            print_service_cidr(&single, now()).cells[1],
+            json!("192.168.0.0/24")
+        );
+        let none = json!({"metadata": {"name": "empty"}, "spec": {}});
+        assert_eq!(print_service_cidr(&none, now()).cells[1], json!(""));
+    }
+
+    // Facts from kube's printers.go printIPAddress.
+    #[test]
+    fn ip_addresses() {
+        let cols: Vec<_> = IP_ADDRESS
+            .columns
+            .iter()
+            .map(|c| (c.name, c.ty, c.format, c.priority))
+            .collect();
+        assert_eq!(
+            cols,
+            vec![
+                ("Name", "string", "name", 0),
+                ("ParentRef", "string", "", 0)
+            ]
+        );
+        assert_eq!(
+            IP_ADDRESS.columns[1].description,
+            "ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object."
+        );
+        let ip = json!({"metadata": {"name": "10.96.0.1", "creationTimestamp": "2024-05-01T10:00:00Z"},
+            "spec": {"parentRef": {"group": "", "resource": "services", "namespace": "default", "name": "kubernetes"}}});
+        // Three cells for two columns, as kube sends them.
+        assert_eq!(
+            print_ip_address(&ip, now()).cells,
+            vec![
+                json!("10.96.0.1"),
+                json!("services/default/kubernetes"),
+                json!("120m")
+            ]
+        );
+        let grouped = json!({"metadata": {"name": "2001:db8::1"},
+            "spec": {"parentRef": {"group": "Gateway.Networking.k8s.io", "resource": "Gateways", "name": "gw"}}});
+        assert_eq!(
+            print_ip_address(&grouped, now()).cells[1],
+            json!("gateways.gateway.networking.k8s.io/gw")
+        );
+        let orphan = json!({"metadata": {"name": "10.96.0.2"}, "spec": {}});
+        assert_eq!(
+            print_ip_address(&orphan, now()).cells,
+            vec![json!("10.96.0.2"), json!("<none>"), json!("<unknown>")]
+        );
+        for (kind, p) in [("ServiceCIDR", &SERVICE_CIDR), ("IPAddress", &IP_ADDRESS)] {
+            assert!(std::ptr::eq(
+                crate::table::printer("networking.k8s.io", kind),
+                p
+            ));
+        }
     }
 }

@@ -51,7 +51,7 @@ pub(crate) static PRIORITY_CLASS: Printer = Printer {
         col("Value", "integer", PC_VALUE),
         col("Global-Default", "boolean", PC_GLOBAL_DEFAULT),
         AGE,
-        wide("PreemptionPolicy", "string", PC_PREEMPTION_POLICY),
+        col("PreemptionPolicy", "string", PC_PREEMPTION_POLICY),
     ],
     print: print_priority_class,
 };
