@@ -269,6 +269,43 @@ fn kubectl_output(c: &Cluster) {
     let out = c.ok(&["get", "roles", "-n", NS]);
     assert_eq!(header(&out), ["NAME", "CREATED AT"], "{out}");
     assert!(row(&out, "reader").contains('T'), "{out}");
+
+    // Cluster-scoped kinds with printers of their own.
+    c.ok_stdin(
+        &["create", "-f", "-"],
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: tbl-runc}\nhandler: runc\n---\n\
+         apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: tbl-high}\nvalue: 1000\npreemptionPolicy: Never\n---\n\
+         apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: tbl-hooks}\nwebhooks: []\n",
+    );
+    let out = c.ok(&["get", "runtimeclass", "tbl-runc"]);
+    assert_eq!(header(&out), ["NAME", "HANDLER", "AGE"], "{out}");
+    assert_eq!(
+        row(&out, "tbl-runc").split_whitespace().nth(1),
+        Some("runc")
+    );
+    let out = c.ok(&["get", "priorityclass", "tbl-high"]);
+    assert_eq!(
+        header(&out),
+        ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"],
+        "{out}"
+    );
+    let words: Vec<&str> = row(&out, "tbl-high").split_whitespace().collect();
+    assert_eq!(
+        (words[1], words[2], words[4]),
+        ("1000", "false", "Never"),
+        "{out}"
+    );
+    let out = c.ok(&["get", "validatingwebhookconfigurations", "tbl-hooks"]);
+    assert_eq!(header(&out), ["NAME", "WEBHOOKS", "AGE"], "{out}");
+    assert_eq!(row(&out, "tbl-hooks").split_whitespace().nth(1), Some("0"));
+    let out = c.ok(&["get", "componentstatuses"]);
+    assert_eq!(
+        header(&out),
+        ["NAME", "STATUS", "MESSAGE", "ERROR"],
+        "{out}"
+    );
+    let words: Vec<&str> = row(&out, "etcd-0").split_whitespace().collect();
+    assert_eq!(words[1..], ["Healthy", "ok"], "{out}");
 }
 
 /// `kubectl get -w` prints the list, then a row per event.

@@ -325,7 +325,11 @@ impl ListEncoder {
                     return Ok(None);
                 }
                 match rows {
-                    Some(rows) => write_row(buf, count, rows, &serde_json::from_slice(item)?)?,
+                    Some(rows) => {
+                        buf.put_u8(if *count == 0 { b'[' } else { b',' });
+                        *count += 1;
+                        rows.write_row(item, buf)?;
+                    }
                     None => {
                         buf.put_u8(if *count == 0 { b'[' } else { b',' });
                         *count += 1;

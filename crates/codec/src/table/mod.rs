@@ -29,6 +29,7 @@ mod node;
 mod pods;
 mod policy;
 pub mod quantity;
+mod raw;
 mod rbac;
 mod resource;
 mod storage;
@@ -39,6 +40,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use keelson_apimachinery::ApiError;
 use serde_json::{Map, Value};
 
+use crate::error::CodecError;
 use crate::format::MetaVersion;
 pub use columns::Column;
 use columns::{col, NAME, OBJECT_META_CREATION_TIMESTAMP};
@@ -475,6 +477,37 @@ impl Rows {
         };
         row.insert("object".into(), object);
         Value::Object(row)
+    }
+
+    /// [`Rows::row`] of a list item given as JSON bytes, written to `out`.
+    /// With a built-in printer and `includeObject=Metadata` (the default)
+    /// the item is parsed without its `managedFields` and its `metadata`
+    /// bytes are copied into the row ([`raw::split`]); otherwise, or when
+    /// the item's metadata is not in `ObjectMeta`'s order, it is parsed
+    /// whole. Both give the same row.
+    pub(crate) fn write_row(&self, item: &[u8], out: &mut BytesMut) -> Result<(), CodecError> {
+        let split = match (&self.printer, self.include) {
+            (PrinterRef::Static(_), IncludeObject::Metadata) => raw::split(item),
+            _ => None,
+        };
+        let Some(split) = split else {
+            let row = self.row(&serde_json::from_slice(item)?);
+            serde_json::to_writer((&mut *out).writer(), &row)?;
+            return Ok(());
+        };
+        let Row { cells, conditions } = self.printer.print(&split.object, self.now);
+        out.put_slice(b"{\"cells\":");
+        serde_json::to_writer((&mut *out).writer(), &cells)?;
+        if let Some(c) = conditions {
+            out.put_slice(b",\"conditions\":");
+            serde_json::to_writer((&mut *out).writer(), &c)?;
+        }
+        out.put_slice(b",\"object\":{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"");
+        out.put_slice(self.version.api_version().as_bytes());
+        out.put_slice(b"\",\"metadata\":");
+        out.put_slice(split.metadata.as_bytes());
+        out.put_slice(b"}}");
+        Ok(())
     }
 
     /// The Table up to `rows`: kind, apiVersion, metadata and (unless
