@@ -33,13 +33,7 @@ pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>)
         tracks_generation: definitions
             .get(&r.definition)
             .is_some_and(|d| d.properties.contains_key("spec")),
-        status: if !r.has_subresource("status") {
-            StatusPolicy::Plain
-        } else if is_pod {
-            StatusPolicy::PodPending
-        } else {
-            StatusPolicy::Subresource
-        },
+        status: status_policy(r, group, plural),
         graceful_deletion: if is_pod {
             GracefulDeletion::PodOnNode
         } else {
@@ -52,6 +46,21 @@ pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>)
             .collect(),
         selectable_fields: selectable_fields(group, plural)
             .map(|fs| fs.iter().map(|f| (*f).to_owned()).collect()),
+    }
+}
+
+/// What the resource's create strategy does to `status`: kube resets it
+/// (`PrepareForCreate`), to phase `Pending` for pods and, with the phase's
+/// start time, for persistent volumes; nodes keep the request's.
+fn status_policy(r: &ResourceInfo, group: &str, resource: &str) -> StatusPolicy {
+    if !r.has_subresource("status") {
+        return StatusPolicy::Plain;
+    }
+    match (group, resource) {
+        ("", "pods") => StatusPolicy::PodPending,
+        ("", "persistentvolumes") => StatusPolicy::PendingSinceCreate,
+        ("", "nodes") => StatusPolicy::KeptOnCreate,
+        _ => StatusPolicy::Subresource,
     }
 }
 

@@ -61,6 +61,13 @@ pub enum StatusPolicy {
     /// As [`StatusPolicy::Subresource`], but a create starts as
     /// `{"phase":"Pending"}` (pods).
     PodPending,
+    /// As [`StatusPolicy::Subresource`], but a create starts as
+    /// `{"phase":"Pending","lastPhaseTransitionTime":<now>}` (persistent
+    /// volumes: kube's strategy stamps the phase's start).
+    PendingSinceCreate,
+    /// As [`StatusPolicy::Subresource`], but a create keeps the request's
+    /// status (nodes: kube lets a node register with its status).
+    KeptOnCreate,
     /// A custom resource's `status` subresource: a create drops the
     /// request's status (admission removes it), a write to the main
     /// resource keeps the stored status.
@@ -69,12 +76,23 @@ pub enum StatusPolicy {
 
 impl StatusPolicy {
     /// The status a created object starts with, or `None` to keep the
-    /// request's.
+    /// request's; a phase start time is the current time.
     pub fn initial_status(self) -> Option<Value> {
+        self.initial_status_at(&keelson_apimachinery::meta::now_rfc3339())
+    }
+
+    /// [`StatusPolicy::initial_status`] with `now` (RFC 3339) as the
+    /// current time.
+    pub fn initial_status_at(self, now: &str) -> Option<Value> {
         match self {
-            StatusPolicy::Plain | StatusPolicy::CustomSubresource => None,
+            StatusPolicy::Plain | StatusPolicy::CustomSubresource | StatusPolicy::KeptOnCreate => {
+                None
+            }
             StatusPolicy::Subresource => Some(json!({})),
             StatusPolicy::PodPending => Some(json!({"phase": "Pending"})),
+            StatusPolicy::PendingSinceCreate => {
+                Some(json!({"phase": "Pending", "lastPhaseTransitionTime": now}))
+            }
         }
     }
 

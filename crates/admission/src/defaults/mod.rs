@@ -6,12 +6,21 @@
 //! and kind. Odd input (a spec that is not an object) is left alone: the
 //! decode step has already rejected wrong types.
 
+mod admissionregistration;
 mod apiextensions;
+mod apiregistration;
 mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod discovery;
+mod flowcontrol;
+mod networking;
 mod pod;
+mod rbac;
+mod resource;
+mod scheduling;
+mod storage;
 
 use serde_json::{Map, Value};
 
@@ -33,6 +42,13 @@ pub(crate) fn apply(
         ("", "ReplicationController") => core::replication_controller(obj),
         ("", "Service") => core::service(obj),
         ("", "Namespace") => core::namespace(obj, op, subresource, old),
+        ("", "Secret") => core::secret(obj),
+        ("", "PersistentVolume") => core::persistent_volume(obj, op, subresource, old),
+        ("", "PersistentVolumeClaim") => core::persistent_volume_claim(obj),
+        ("", "Endpoints") => core::endpoints(obj),
+        ("", "Node") => core::node(obj, op, subresource, old),
+        ("", "LimitRange") => core::limit_range(obj, op),
+        ("", "ServiceAccount") => core::service_account(obj),
         ("apps", "Deployment") => apps::deployment(obj),
         ("apps", "ReplicaSet") => apps::replica_set(obj),
         ("apps", "StatefulSet") => apps::stateful_set(obj),
@@ -43,6 +59,34 @@ pub(crate) fn apply(
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
             apiextensions::custom_resource_definition(obj)
         }
+        ("networking.k8s.io", "NetworkPolicy") => networking::network_policy(obj),
+        ("networking.k8s.io", "IngressClass") => networking::ingress_class(obj),
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => rbac::binding(obj),
+        ("storage.k8s.io", "StorageClass") => storage::storage_class(obj),
+        ("storage.k8s.io", "CSIDriver") => storage::csi_driver(obj),
+        ("storage.k8s.io", "VolumeAttachment") => storage::volume_attachment(obj),
+        ("scheduling.k8s.io", "PriorityClass") => scheduling::priority_class(obj),
+        ("discovery.k8s.io", "EndpointSlice") => discovery::endpoint_slice(obj),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            admissionregistration::mutating_webhook_configuration(obj)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            admissionregistration::validating_webhook_configuration(obj)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            admissionregistration::validating_admission_policy(obj)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            admissionregistration::validating_admission_policy_binding(obj)
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => flowcontrol::flow_schema(obj),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            flowcontrol::priority_level_configuration(obj)
+        }
+        ("resource.k8s.io", "ResourceClaim") => resource::resource_claim(obj),
+        ("resource.k8s.io", "ResourceClaimTemplate") => resource::resource_claim_template(obj),
+        ("resource.k8s.io", "ResourceSlice") => resource::resource_slice(obj),
+        ("apiregistration.k8s.io", "APIService") => apiregistration::api_service(obj),
         _ => {}
     }
 }

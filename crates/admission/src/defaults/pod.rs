@@ -106,7 +106,9 @@ fn http_get(handler: &mut Map<String, Value>) {
     }
 }
 
-/// `SetDefaults_Volume` and the per-source `defaultMode` (0644 = 420).
+/// `SetDefaults_Volume`, the per-source `defaultMode` (0644 = 420), the
+/// sources shared with persistent volumes and an ephemeral volume's claim
+/// template.
 fn volume(v: &mut Map<String, Value>) {
     if v.iter().all(|(k, val)| k == "name" || val.is_null()) {
         v.insert("emptyDir".into(), Value::Object(Map::new()));
@@ -116,9 +118,46 @@ fn volume(v: &mut Map<String, Value>) {
             or_set(s, "defaultMode", 420);
         }
     }
+    persistent_volume_source(v);
+    if let Some(spec) = object_at_map(v, &["ephemeral", "volumeClaimTemplate", "spec"]) {
+        super::core::claim_spec(spec);
+    }
+}
+
+/// The volume source defaults a pod volume and a PersistentVolume share
+/// (`SetDefaults_HostPathVolumeSource` and the `+default` tags of the RBD,
+/// iSCSI, Azure Disk and ScaleIO sources); `v` holds the source fields.
+pub(super) fn persistent_volume_source(v: &mut Map<String, Value>) {
     if let Some(h) = v.get_mut("hostPath").and_then(Value::as_object_mut) {
         or_set(h, "type", "");
     }
+    if let Some(rbd) = v.get_mut("rbd").and_then(Value::as_object_mut) {
+        or_set_str(rbd, "pool", "rbd");
+        or_set_str(rbd, "user", "admin");
+        or_set_str(rbd, "keyring", "/etc/ceph/keyring");
+    }
+    if let Some(iscsi) = v.get_mut("iscsi").and_then(Value::as_object_mut) {
+        or_set_str(iscsi, "iscsiInterface", "default");
+    }
+    if let Some(disk) = v.get_mut("azureDisk").and_then(Value::as_object_mut) {
+        or_set(disk, "cachingMode", "ReadWrite");
+        or_set(disk, "fsType", "ext4");
+        or_set(disk, "readOnly", false);
+        or_set(disk, "kind", "Shared");
+    }
+    if let Some(scale_io) = v.get_mut("scaleIO").and_then(Value::as_object_mut) {
+        or_set_str(scale_io, "storageMode", "ThinProvisioned");
+        or_set_str(scale_io, "fsType", "xfs");
+    }
+}
+
+/// The object at `path` below the map `m`, if every step is an object.
+fn object_at_map<'a>(
+    m: &'a mut Map<String, Value>,
+    path: &[&str],
+) -> Option<&'a mut Map<String, Value>> {
+    let (first, rest) = path.split_first()?;
+    object_at(m.get_mut(*first)?, rest)
 }
 
 /// `Always` for `:latest` or an untagged, undigested image; otherwise (and

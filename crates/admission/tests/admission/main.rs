@@ -3,6 +3,9 @@
 
 mod decode;
 mod defaults;
+mod defaults_apis;
+mod defaults_core;
+mod defaults_groups;
 mod lifecycle;
 mod support;
 mod validate;

@@ -59,6 +59,38 @@ fn status_policies() {
 }
 
 #[test]
+fn persistent_volumes_start_pending_since_create() {
+    let p = info("", "persistentvolumes").strategy.status;
+    assert_eq!(p, StatusPolicy::PendingSinceCreate);
+    assert_eq!(
+        p.initial_status_at("2025-01-02T03:04:05Z"),
+        Some(json!({"phase": "Pending", "lastPhaseTransitionTime": "2025-01-02T03:04:05Z"}))
+    );
+    let now = p.initial_status().unwrap();
+    let t = now["lastPhaseTransitionTime"].as_str().unwrap();
+    assert_eq!(t.len(), "2025-01-02T03:04:05Z".len());
+    assert!(t.ends_with('Z'));
+    assert!(p.keeps_stored_status());
+}
+
+#[test]
+fn claims_reset_nodes_keep_status_on_create() {
+    // A claim's phase comes from defaulting, after the reset.
+    assert_eq!(
+        info("", "persistentvolumeclaims").strategy.status,
+        StatusPolicy::Subresource
+    );
+    let n = info("", "nodes").strategy.status;
+    assert_eq!(n, StatusPolicy::KeptOnCreate);
+    assert_eq!(n.initial_status(), None);
+    assert!(n.keeps_stored_status());
+    assert_eq!(
+        info("", "resourcequotas").strategy.status,
+        StatusPolicy::Subresource
+    );
+}
+
+#[test]
 fn pod_grace_periods() {
     let g = info("", "pods").strategy.graceful_deletion;
     assert_eq!(g, GracefulDeletion::PodOnNode);
