@@ -46,6 +46,50 @@ data:
   a: b
 "#;
 
+/// Objects that kube-apiserver defaults (`SetDefaults_*` per group).
+const DEFAULTED: &str = r#"
+apiVersion: v1
+kind: Secret
+metadata: {name: d-secret}
+stringData: {a: b}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: d-pc}
+value: 10
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: d-pv}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: d-sc}
+provisioner: example.com/x
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: d-rb}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}
+subjects: [{kind: User, name: bob}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: d-np}
+spec: {podSelector: {}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: d-vwc}
+webhooks:
+- name: check.example.com
+  clientConfig: {url: "https://example.com/check"}
+  rules: [{operations: [CREATE], apiGroups: [example.com], apiVersions: [v1], resources: [widgets]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+"#;
+
 fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
 }
@@ -101,6 +145,43 @@ pub fn run(c: &Cluster) {
         .unwrap();
     assert!(rv > 0);
     assert!(!cm["metadata"]["uid"].as_str().unwrap().is_empty());
+
+    // kube's defaults, as `kubectl get -o json` shows them.
+    c.ok_stdin(&["create", "-n", "e2e", "-f", "-"], DEFAULTED);
+    let get = |args: &[&str]| json(&c.ok(&[args, &["-n", "e2e", "-o", "json"]].concat()));
+    assert_eq!(get(&["get", "secret", "d-secret"])["type"], "Opaque");
+    let pc = get(&["get", "priorityclass", "d-pc"]);
+    assert_eq!(pc["preemptionPolicy"], "PreemptLowerPriority");
+    let pv = get(&["get", "pv", "d-pv"]);
+    assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    assert_eq!(pv["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(pv["spec"]["hostPath"]["type"], "");
+    assert_eq!(pv["status"]["phase"], "Pending");
+    assert!(pv["status"]["lastPhaseTransitionTime"].is_string(), "{pv}");
+    let sc = get(&["get", "storageclass", "d-sc"]);
+    assert_eq!(
+        (&sc["reclaimPolicy"], &sc["volumeBindingMode"]),
+        (&"Delete".into(), &"Immediate".into())
+    );
+    let rb = get(&["get", "rolebinding", "d-rb"]);
+    assert_eq!(
+        rb["subjects"],
+        serde_json::json!([{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bob"}])
+    );
+    let np = get(&["get", "networkpolicy", "d-np"]);
+    assert_eq!(np["spec"]["policyTypes"], serde_json::json!(["Ingress"]));
+    let vwc = get(&["get", "validatingwebhookconfiguration", "d-vwc"]);
+    let hook = &vwc["webhooks"][0];
+    assert_eq!(
+        (
+            &hook["failurePolicy"],
+            &hook["matchPolicy"],
+            &hook["timeoutSeconds"]
+        ),
+        (&"Fail".into(), &"Equivalent".into(), &10.into()),
+        "{vwc}"
+    );
+    assert_eq!(hook["rules"][0]["scope"], "*");
 
     // create -f with kubectl's default strict validation.
     c.ok_stdin(&["create", "-n", "e2e", "-f", "-"], DEPLOYMENT);
