@@ -69,7 +69,7 @@ pub struct OpenApiDoc {
 }
 
 /// Every document kubectl reads for one catalog generation. The discovery
-/// documents are built at once; OpenAPI (larger) on first use.
+/// documents are built at once; OpenAPI v3 and v2 (larger) on first use.
 #[derive(Debug)]
 pub struct Documents {
     snapshot: Arc<CatalogSnapshot>,
@@ -88,6 +88,18 @@ pub struct Documents {
     /// `/version`.
     pub version: Doc,
     openapi: OnceLock<(OpenApiDocs, Doc)>,
+    openapi_v2: OnceLock<OpenApiV2>,
+}
+
+/// `/openapi/v2`: the Swagger 2.0 document in both forms kube-apiserver
+/// serves.
+#[derive(Debug, Clone)]
+pub struct OpenApiV2 {
+    /// `application/json`.
+    pub json: Doc,
+    /// `application/com.github.proto-openapi.spec.v2@v1.0+protobuf`
+    /// (gnostic `openapi.v2.Document`).
+    pub proto: Doc,
 }
 
 impl Documents {
@@ -103,6 +115,7 @@ impl Documents {
             apis_v2beta1: Doc::object(&aggregated(c, false, AggVersion::V2Beta1)),
             version: Doc::raw_indented(&version_info()),
             openapi: OnceLock::new(),
+            openapi_v2: OnceLock::new(),
             snapshot,
         }
     }
@@ -123,6 +136,17 @@ impl Documents {
     /// `/openapi/v3`.
     pub fn openapi_root(&self) -> &Doc {
         &self.openapi().1
+    }
+
+    /// `/openapi/v2`, built on first use.
+    pub fn openapi_v2(&self) -> &OpenApiV2 {
+        self.openapi_v2.get_or_init(|| {
+            let (json, proto) = crate::openapi::v2_documents(&self.snapshot);
+            OpenApiV2 {
+                json: Doc::from_bytes(Bytes::from(json)),
+                proto: Doc::from_bytes(Bytes::from(proto)),
+            }
+        })
     }
 
     /// `/openapi/v3/{path}`, e.g. `apis/apps/v1`.

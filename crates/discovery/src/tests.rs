@@ -451,7 +451,7 @@ mod generations {
 
     use crate::{AggVersion, DiscoveryCache};
 
-    fn widgets() -> (Vec<ResourceInfo>, BTreeMap<String, Schema>) {
+    pub(super) fn widgets() -> (Vec<ResourceInfo>, BTreeMap<String, Schema>) {
         let mut schema = Schema {
             type_: Some("object".into()),
             ..Schema::default()
@@ -552,5 +552,374 @@ mod generations {
         let stale = cache.documents(&old.snapshot().clone());
         assert_eq!(stale.apis_legacy.etag, old.apis_legacy.etag);
         assert!(Arc::ptr_eq(&cache.documents(&snap), &new));
+    }
+}
+
+mod openapi_v2 {
+    use std::sync::OnceLock;
+
+    use keelson_registry::{Catalog, CatalogSnapshot};
+    use serde_json::Value;
+
+    use crate::openapi::v2;
+
+    fn doc() -> &'static Value {
+        static DOC: OnceLock<Value> = OnceLock::new();
+        DOC.get_or_init(|| v2::document(CatalogSnapshot::builtin()))
+    }
+
+    fn op<'a>(d: &'a Value, path: &str, method: &str) -> &'a Value {
+        let o = &d["paths"][path][method];
+        assert!(o.is_object(), "no {method} {path}");
+        o
+    }
+
+    fn param<'a>(o: &'a Value, name: &str) -> Option<&'a Value> {
+        o["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+    }
+
+    /// Every `$ref` under `v`, and every key used anywhere except names
+    /// (of properties, definitions, paths).
+    fn walk<'a>(v: &'a Value, refs: &mut Vec<&'a str>, keys: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    keys.push(k);
+                    match (k.as_str(), x) {
+                        ("$ref", Value::String(r)) => refs.push(r),
+                        ("properties" | "definitions" | "paths", Value::Object(named)) => {
+                            named.values().for_each(|x| walk(x, refs, keys))
+                        }
+                        _ => walk(x, refs, keys),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, refs, keys)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn envelope_is_swagger_2() {
+        let d = doc();
+        assert_eq!(d["swagger"], "2.0");
+        assert_eq!(d["info"]["title"], "Kubernetes");
+        assert_eq!(d["info"]["version"], crate::GIT_VERSION);
+        assert_eq!(
+            d["securityDefinitions"]["BearerToken"],
+            serde_json::json!({"description": "Bearer Token authentication", "in": "header",
+                "name": "authorization", "type": "apiKey"})
+        );
+        assert_eq!(d["security"], serde_json::json!([{"BearerToken": []}]));
+        assert!(d.get("openapi").is_none() && d.get("components").is_none());
+        for p in ["/api/", "/apis/", "/apis/apps/", "/api/v1/", "/version/"] {
+            assert!(d["paths"][p]["get"].is_object(), "{p}");
+        }
+        assert_eq!(
+            d["paths"]["/api/v1/"]["get"]["operationId"],
+            "getCoreV1APIResources"
+        );
+    }
+
+    #[test]
+    fn list_create_and_patch_operations() {
+        let d = doc();
+        let list = op(d, "/api/v1/namespaces/{namespace}/pods", "get");
+        assert_eq!(list["operationId"], "listCoreV1NamespacedPod");
+        assert_eq!(list["x-kubernetes-action"], "list");
+        assert_eq!(
+            list["x-kubernetes-group-version-kind"],
+            serde_json::json!({"group": "", "kind": "Pod", "version": "v1"})
+        );
+        assert_eq!(list["consumes"], serde_json::json!(["*/*"]));
+        assert_eq!(
+            list["produces"],
+            serde_json::json!([
+                "application/json",
+                "application/yaml",
+                "application/vnd.kubernetes.protobuf",
+                "application/json;stream=watch",
+                "application/vnd.kubernetes.protobuf;stream=watch"
+            ])
+        );
+        assert_eq!(list["schemes"], serde_json::json!(["https"]));
+        assert_eq!(list["tags"], serde_json::json!(["core_v1"]));
+        assert_eq!(
+            list["responses"]["200"]["schema"]["$ref"],
+            "#/definitions/io.k8s.api.core.v1.PodList"
+        );
+        assert_eq!(list["responses"]["401"]["description"], "Unauthorized");
+        let watch = param(list, "watch").unwrap();
+        assert_eq!(watch["in"], "query");
+        assert_eq!(watch["type"], "boolean");
+        assert!(watch.get("schema").is_none());
+        // Path-level parameters: name/namespace/pretty with inline types.
+        let item = &d["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"];
+        let names: Vec<&str> = item["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["name", "namespace", "pretty"]);
+        assert_eq!(item["parameters"][0]["in"], "path");
+        assert_eq!(item["parameters"][0]["required"], true);
+        assert_eq!(item["parameters"][0]["type"], "string");
+
+        let create = op(
+            d,
+            "/apis/apps/v1/namespaces/{namespace}/deployments",
+            "post",
+        );
+        assert_eq!(create["operationId"], "createAppsV1NamespacedDeployment");
+        assert_eq!(create["x-kubernetes-action"], "post");
+        assert_eq!(create["consumes"], serde_json::json!(["*/*"]));
+        let body = &create["parameters"][0];
+        assert_eq!(body["in"], "body");
+        assert_eq!(body["name"], "body");
+        assert_eq!(body["required"], true);
+        assert_eq!(
+            body["schema"]["$ref"],
+            "#/definitions/io.k8s.api.apps.v1.Deployment"
+        );
+        for code in ["200", "201", "202"] {
+            assert_eq!(
+                create["responses"][code]["schema"]["$ref"],
+                "#/definitions/io.k8s.api.apps.v1.Deployment",
+                "{code}"
+            );
+        }
+        assert!(create.get("requestBody").is_none());
+
+        let patch = op(
+            d,
+            "/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale",
+            "patch",
+        );
+        assert_eq!(patch["operationId"], "patchAppsV1NamespacedDeploymentScale");
+        assert_eq!(patch["x-kubernetes-action"], "patch");
+        assert_eq!(
+            patch["x-kubernetes-group-version-kind"],
+            serde_json::json!({"group": "autoscaling", "kind": "Scale", "version": "v1"})
+        );
+        assert_eq!(
+            patch["consumes"],
+            serde_json::json!([
+                "application/json-patch+json",
+                "application/merge-patch+json",
+                "application/strategic-merge-patch+json",
+                "application/apply-patch+yaml"
+            ])
+        );
+        assert_eq!(
+            patch["parameters"][0]["schema"]["$ref"],
+            "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+        );
+        assert!(param(patch, "fieldValidation").is_some());
+        assert!(param(patch, "force").is_some());
+        assert_eq!(
+            patch["responses"]["200"]["schema"]["$ref"],
+            "#/definitions/io.k8s.api.autoscaling.v1.Scale"
+        );
+
+        let del = op(
+            d,
+            "/apis/apps/v1/namespaces/{namespace}/deployments",
+            "delete",
+        );
+        assert_eq!(
+            del["operationId"],
+            "deleteAppsV1CollectionNamespacedDeployment"
+        );
+        assert_eq!(del["parameters"][0]["in"], "body");
+        assert!(del["parameters"][0].get("required").is_none());
+    }
+
+    #[test]
+    fn every_ref_resolves_and_no_v3_constructs_remain() {
+        let d = doc();
+        let (mut refs, mut keys) = (Vec::new(), Vec::new());
+        walk(d, &mut refs, &mut keys);
+        assert!(refs.len() > 1000, "{}", refs.len());
+        let defs = d["definitions"].as_object().unwrap();
+        for r in refs {
+            let name = r
+                .strip_prefix("#/definitions/")
+                .unwrap_or_else(|| panic!("not a v2 ref: {r}"));
+            assert!(defs.contains_key(name), "dangling {r}");
+        }
+        for k in [
+            "oneOf",
+            "anyOf",
+            "requestBody",
+            "content",
+            "components",
+            "nullable",
+        ] {
+            assert!(!keys.contains(&k), "v3 key {k} remains");
+        }
+    }
+
+    #[test]
+    fn definitions_in_v2_form() {
+        let d = doc();
+        let pod = &d["definitions"]["io.k8s.api.core.v1.Pod"];
+        assert_eq!(
+            pod["x-kubernetes-group-version-kind"],
+            serde_json::json!([{"group": "", "kind": "Pod", "version": "v1"}])
+        );
+        let meta = &pod["properties"]["metadata"];
+        assert_eq!(
+            meta["$ref"],
+            "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        );
+        assert!(meta["description"].is_string());
+        assert!(meta.get("allOf").is_none() && meta.get("default").is_none());
+        let containers =
+            &d["definitions"]["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
+        assert_eq!(containers["type"], "array");
+        assert_eq!(
+            containers["items"]["$ref"],
+            "#/definitions/io.k8s.api.core.v1.Container"
+        );
+        let ios = &d["definitions"]["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
+        assert_eq!(ios["type"], "string");
+        assert_eq!(ios["format"], "int-or-string");
+        let q = &d["definitions"]["io.k8s.apimachinery.pkg.api.resource.Quantity"];
+        assert_eq!(q["type"], "string");
+    }
+
+    #[test]
+    fn custom_resources_are_included() {
+        let catalog = Catalog::builtin();
+        let (rs, defs) = super::generations::widgets();
+        let snap = catalog.insert(rs, defs).unwrap();
+        let d = v2::document(&snap);
+        assert!(d["definitions"]["com.example.v1.Widget"].is_object());
+        let create = op(
+            &d,
+            "/apis/example.com/v1/namespaces/{namespace}/widgets",
+            "post",
+        );
+        assert_eq!(create["operationId"], "createExampleComV1NamespacedWidget");
+        assert_eq!(
+            create["parameters"][0]["schema"]["$ref"],
+            "#/definitions/com.example.v1.Widget"
+        );
+        let patch = op(
+            &d,
+            "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}",
+            "patch",
+        );
+        assert_eq!(patch["operationId"], "patchExampleComV1NamespacedWidget");
+        assert!(v2::document(CatalogSnapshot::builtin())["definitions"]
+            .get("com.example.v1.Widget")
+            .is_none());
+    }
+
+    /// `(field, wire type, payload)` of one protobuf message level.
+    fn fields(mut b: &[u8]) -> Vec<(u64, u64, Vec<u8>)> {
+        fn varint(b: &mut &[u8]) -> u64 {
+            let (mut v, mut shift) = (0u64, 0);
+            loop {
+                let byte = b[0];
+                *b = &b[1..];
+                v |= u64::from(byte & 0x7f) << shift;
+                if byte < 0x80 {
+                    return v;
+                }
+                shift += 7;
+            }
+        }
+        let mut out = Vec::new();
+        while !b.is_empty() {
+            let key = varint(&mut b);
+            let (field, wire) = (key >> 3, key & 7);
+            let payload = match wire {
+                0 => varint(&mut b).to_le_bytes().to_vec(),
+                1 => {
+                    let p = b[..8].to_vec();
+                    b = &b[8..];
+                    p
+                }
+                2 => {
+                    let n = varint(&mut b) as usize;
+                    let p = b[..n].to_vec();
+                    b = &b[n..];
+                    p
+                }
+                w => panic!("wire type {w}"),
+            };
+            out.push((field, wire, payload));
+        }
+        out
+    }
+
+    fn field(b: &[u8], n: u64) -> Vec<Vec<u8>> {
+        fields(b)
+            .into_iter()
+            .filter(|f| f.0 == n)
+            .map(|f| f.2)
+            .collect()
+    }
+
+    #[test]
+    fn protobuf_is_gnostic_document() {
+        let docs = crate::Documents::build(std::sync::Arc::clone(CatalogSnapshot::builtin()));
+        let v2 = docs.openapi_v2();
+        assert_ne!(v2.json.etag, v2.proto.etag);
+        let json: Value = serde_json::from_slice(&v2.json.bytes).unwrap();
+        assert_eq!(json["swagger"], "2.0");
+        let b = &v2.proto.bytes;
+        assert_eq!(field(b, 1), vec![b"2.0".to_vec()]);
+        let info = &field(b, 2)[0];
+        assert_eq!(field(info, 1), vec![b"Kubernetes".to_vec()]);
+        // Definitions → NamedSchema{name, Schema}; Pod has its GVK
+        // extension and a `properties.metadata` with a `_ref`.
+        let defs = &field(b, 9)[0];
+        let named = field(defs, 1);
+        assert_eq!(named.len(), json["definitions"].as_object().unwrap().len());
+        let pod = named
+            .iter()
+            .find(|n| field(n, 1)[0] == b"io.k8s.api.core.v1.Pod")
+            .map(|n| field(n, 2).remove(0))
+            .unwrap();
+        let ext = field(&pod, 31);
+        let gvk = ext
+            .iter()
+            .find(|e| field(e, 1)[0] == b"x-kubernetes-group-version-kind")
+            .unwrap();
+        let yaml = String::from_utf8(field(&field(gvk, 2)[0], 2).remove(0)).unwrap();
+        assert!(yaml.contains("\"kind\":\"Pod\""), "{yaml}");
+        let props = &field(&pod, 25)[0];
+        let meta = field(props, 1)
+            .into_iter()
+            .find(|n| field(n, 1)[0] == b"metadata")
+            .map(|n| field(&n, 2).remove(0))
+            .unwrap();
+        assert_eq!(
+            field(&meta, 1),
+            vec![b"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta".to_vec()]
+        );
+        // Paths → NamedPathItem; the pods collection's GET operationId.
+        let paths = &field(b, 8)[0];
+        let pods = field(paths, 2)
+            .into_iter()
+            .find(|n| field(n, 1)[0] == b"/api/v1/namespaces/{namespace}/pods")
+            .map(|n| field(&n, 2).remove(0))
+            .unwrap();
+        let get = &field(&pods, 2)[0];
+        assert_eq!(field(get, 5), vec![b"listCoreV1NamespacedPod".to_vec()]);
+        // Security definitions: BearerToken as an ApiKeySecurity.
+        let sd = &field(b, 13)[0];
+        let bearer = &field(sd, 1)[0];
+        let api_key = &field(&field(bearer, 2)[0], 2)[0];
+        assert_eq!(field(api_key, 2), vec![b"authorization".to_vec()]);
+        // Built once per generation.
+        assert!(std::ptr::eq(docs.openapi_v2(), v2));
     }
 }

@@ -2,7 +2,7 @@
 //! shared by the local modes (`tests/e2e/kubectl.rs`) and the Compose
 //! fleet (`tests/e2e/compose.rs`).
 
-use super::Cluster;
+use super::{block_on, Cluster};
 
 const DEPLOYMENT: &str = r#"apiVersion: apps/v1
 kind: Deployment
@@ -94,6 +94,69 @@ fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
 }
 
+/// `/openapi/v2` over HTTP: JSON, gnostic protobuf, ETag/304, and 406 for
+/// what kube-apiserver does not serve there.
+fn openapi_v2(c: &Cluster) {
+    const PB: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+    let client = c.client();
+    let url = format!("{}/openapi/v2", c.url);
+    let get = |accept: Option<&str>, inm: Option<&str>| {
+        block_on(async {
+            let mut req = client.get(&url);
+            if let Some(a) = accept {
+                req = req.header("Accept", a);
+            }
+            if let Some(t) = inm {
+                req = req.header("If-None-Match", t);
+            }
+            let r = req.send().await.expect("GET /openapi/v2");
+            let status = r.status().as_u16();
+            let header = |n: &str| {
+                r.headers()
+                    .get(n)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let (ct, etag) = (header("content-type"), header("etag"));
+            (status, ct, etag, r.bytes().await.expect("body").to_vec())
+        })
+    };
+    let (status, ct, etag, body) = get(Some("application/json"), None);
+    assert_eq!(status, 200);
+    assert_eq!(ct.as_deref(), Some("application/json"));
+    let doc: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(doc["swagger"], "2.0");
+    assert_eq!(
+        doc["paths"]["/api/v1/namespaces/{namespace}/pods"]["get"]["operationId"],
+        "listCoreV1NamespacedPod"
+    );
+    assert!(doc["definitions"]["io.k8s.api.apps.v1.Deployment"].is_object());
+    let etag = etag.expect("ETag");
+    let (status, _, _, body) = get(Some("application/json"), Some(&etag));
+    assert_eq!(status, 304);
+    assert!(body.is_empty());
+    // No Accept: JSON, as for */*.
+    let (status, ct, _, _) = get(None, None);
+    assert_eq!((status, ct.as_deref()), (200, Some("application/json")));
+
+    let (status, ct, pb_etag, body) = get(Some(PB), None);
+    // kube-openapi answers with the parseable spelling of the type.
+    assert_eq!(
+        (status, ct.as_deref()),
+        (
+            200,
+            Some("application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+        )
+    );
+    assert_ne!(pb_etag.as_deref(), Some(etag.as_str()));
+    // Field 1 of openapi.v2.Document: swagger = "2.0".
+    assert_eq!(&body[..5], b"\x0a\x032.0");
+
+    let (status, _, _, body) = get(Some("application/vnd.kubernetes.protobuf"), None);
+    assert_eq!(status, 406);
+    assert!(body.is_empty());
+}
+
 /// Run the suite against `c` (a fresh server: it creates namespaces `e2e`
 /// and `chunks`).
 pub fn run(c: &Cluster) {
@@ -123,6 +186,15 @@ pub fn run(c: &Cluster) {
         explain.contains("List of containers belonging to the pod"),
         "{explain}"
     );
+    // OpenAPI v2: client-go's OpenAPISchema() reads the protobuf form.
+    let explain = c.ok(&["explain", "pods.spec", "--output=plaintext-openapiv2"]);
+    assert!(
+        explain.contains("KIND:") && explain.contains("Pod"),
+        "{explain}"
+    );
+    assert!(explain.contains("containers"), "{explain}");
+    assert!(explain.contains("<[]Object>"), "{explain}");
+    openapi_v2(c);
 
     // Namespaces and configmaps.
     c.ok(&["create", "namespace", "e2e"]);

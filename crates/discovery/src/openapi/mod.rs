@@ -7,6 +7,8 @@
 mod params;
 mod paths;
 mod schemas;
+pub(crate) mod v2;
+mod v2_proto;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -66,50 +68,63 @@ impl OpenApiDocs {
     }
 }
 
+/// `/openapi/v2` of `c`: the Swagger 2.0 document as JSON and as gnostic
+/// protobuf.
+pub(crate) fn v2_documents(c: &CatalogSnapshot) -> (Vec<u8>, Vec<u8>) {
+    let doc = v2::document(c);
+    let proto = v2_proto::encode(&doc);
+    (serde_json::to_vec(&doc).unwrap_or_default(), proto)
+}
+
 fn build_all(c: &CatalogSnapshot) -> BTreeMap<String, Doc> {
-    let mut out = BTreeMap::new();
-    let mut add = |path: String, doc: Value| {
-        let bytes = serde_json::to_vec(&doc).unwrap_or_default();
-        let hash = sha512_hex(&bytes);
-        out.insert(path, (Arc::new(bytes), hash));
-    };
-    add(
-        "api".into(),
+    doc_parts(c)
+        .into_iter()
+        .map(|(path, paths, roots)| {
+            let bytes = serde_json::to_vec(&envelope(c, paths, roots)).unwrap_or_default();
+            let hash = sha512_hex(&bytes);
+            (path, (Arc::new(bytes), hash))
+        })
+        .collect()
+}
+
+/// The parts of one v3 document: its path under `/openapi/v3/`, its
+/// `paths` and the definitions they reference directly.
+type DocParts = (String, Map<String, Value>, BTreeSet<String>);
+
+/// The `paths` of every v3 document of `c` (`api`, `apis`, `version`,
+/// `apis/{g}` and every group version), before the envelope: shared by the
+/// v3 documents and the Swagger 2.0 document ([`v2`]).
+fn doc_parts(c: &CatalogSnapshot) -> Vec<DocParts> {
+    let mut out = vec![
         small_doc(
-            c,
+            "api",
             "/api/",
             "getCoreAPIVersions",
             "core",
             "get available API versions",
             "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions",
         ),
-    );
-    add(
-        "apis".into(),
         small_doc(
-            c,
+            "apis",
             "/apis/",
             "getAPIVersions",
             "apis",
             "get available API versions",
             "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList",
         ),
-    );
-    add(
-        "version".into(),
         small_doc(
-            c,
+            "version",
             "/version/",
             "getCodeVersion",
             "version",
             "get the version information for this server",
             "io.k8s.apimachinery.pkg.version.Info",
         ),
-    );
+    ];
     for g in c.groups() {
         if g.name.is_empty() {
             for v in &g.versions {
-                add(format!("api/{v}"), gv_doc(c, "", v));
+                out.push(gv_doc(c, format!("api/{v}"), "", v));
             }
             continue;
         }
@@ -120,19 +135,16 @@ fn build_all(c: &CatalogSnapshot) -> BTreeMap<String, Doc> {
                 .map(|f| f.to_lowercase().chain(ch).collect::<String>())
                 .unwrap_or_default()
         };
-        add(
-            format!("apis/{}", g.name),
-            small_doc(
-                c,
-                &format!("/apis/{}/", g.name),
-                &format!("get{camel}APIGroup"),
-                &tag,
-                "get information of a group",
-                "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup",
-            ),
-        );
+        out.push(small_doc(
+            &format!("apis/{}", g.name),
+            &format!("/apis/{}/", g.name),
+            &format!("get{camel}APIGroup"),
+            &tag,
+            "get information of a group",
+            "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup",
+        ));
         for v in &g.versions {
-            add(format!("apis/{}/{v}", g.name), gv_doc(c, &g.name, v));
+            out.push(gv_doc(c, format!("apis/{}/{v}", g.name), &g.name, v));
         }
     }
     out
@@ -166,13 +178,13 @@ fn envelope(c: &CatalogSnapshot, paths: Map<String, Value>, roots: BTreeSet<Stri
 }
 
 fn small_doc(
-    c: &CatalogSnapshot,
+    doc: &str,
     path: &str,
     op_id: &str,
     tag: &str,
     description: &str,
     def: &str,
-) -> Value {
+) -> DocParts {
     let mut content = Map::new();
     for t in [
         "application/json",
@@ -194,11 +206,10 @@ fn small_doc(
             }
         }}),
     );
-    envelope(c, paths, BTreeSet::from([def.to_owned()]))
+    (doc.to_owned(), paths, BTreeSet::from([def.to_owned()]))
 }
 
-fn gv_doc(c: &CatalogSnapshot, group: &str, version: &str) -> Value {
+fn gv_doc(c: &CatalogSnapshot, doc: String, group: &str, version: &str) -> DocParts {
     let gp = paths::gv_paths(c, group, version);
-    let paths: Map<String, Value> = gp.paths.into_iter().collect();
-    envelope(c, paths, gp.refs)
+    (doc, gp.paths.into_iter().collect(), gp.refs)
 }

@@ -107,6 +107,8 @@ pub enum Target {
     Group(String),
     /// `/api/v1` or `/apis/{group}/{version}`.
     GroupVersion { group: String, version: String },
+    /// `/openapi/v2`.
+    OpenApiV2,
     /// `/openapi/v3`.
     OpenApiRoot,
     /// `/openapi/v3/{api/v1 | apis/g/v}`.
@@ -154,6 +156,7 @@ pub fn parse(path: &str) -> Target {
             group: g.to_string(),
             version: v.to_string(),
         },
+        ["openapi", "v2"] => Target::OpenApiV2,
         ["openapi", "v3"] => Target::OpenApiRoot,
         ["openapi", "v3", rest @ ..] => Target::OpenApiDoc(rest.join("/")),
         [ep @ ("livez" | "readyz" | "healthz")] => Target::Health {
@@ -279,6 +282,7 @@ mod tests {
             parse("/openapi/v3/apis/apps/v1"),
             Target::OpenApiDoc("apis/apps/v1".into())
         );
+        assert_eq!(parse("/openapi/v2"), Target::OpenApiV2);
         assert_eq!(
             parse("/livez/ping"),
             Target::Health {

@@ -1,6 +1,7 @@
 //! Discovery and OpenAPI: `/version`, `/api`, `/apis` (legacy and
-//! aggregated), `/apis/{group}[/{version}]` and `/openapi/v3[/...]`, served
-//! from documents serialised once, with ETags and `304 Not Modified`.
+//! aggregated), `/apis/{group}[/{version}]`, `/openapi/v2` and
+//! `/openapi/v3[/...]`, served from documents serialised once, with ETags
+//! and `304 Not Modified`.
 
 use http::{HeaderValue, Response};
 use keelson_apimachinery::ApiError;
@@ -36,6 +37,7 @@ pub(crate) fn serve(
                 None => not_found(),
             }
         }
+        Target::OpenApiV2 => openapi_v2(&docs, accept, inm),
         Target::OpenApiRoot => doc_response(docs.openapi_root(), "application/json", inm, false),
         Target::OpenApiDoc(path) => match docs.openapi_doc(&path) {
             Some(d) => {
@@ -89,6 +91,39 @@ fn doc_response(
             "public"
         }),
     );
+    r
+}
+
+/// The protobuf media type client-go's `OpenAPISchema()` asks for.
+const OPENAPI_V2_PROTO: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+/// Its other spelling, and the Content-Type kube-openapi answers either
+/// with: `@` is not a token character, and client-go's `mime.ParseMediaType`
+/// rejects a response typed with it.
+const OPENAPI_V2_PROTO_DOT: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// `/openapi/v2` as kube-openapi's handler negotiates it: the first Accept
+/// range (by q) that matches JSON or one of the two protobuf spellings,
+/// `*/*` and `application/*` meaning JSON; an empty Accept is `*/*`. No
+/// match: 406 with an empty body. `ETag` is the quoted hash of the served
+/// bytes; a matching `If-None-Match` gets 304. No `Cache-Control`.
+fn openapi_v2(d: &Documents, accept: Option<&str>, inm: Option<&str>) -> Response<Body> {
+    let v2 = d.openapi_v2();
+    let ranges = parse_accept(accept.or(Some("*/*")));
+    let chosen = ranges.iter().find_map(|r| match r.essence.as_str() {
+        "application/json" | "application/*" | "*/*" => Some((&v2.json, "application/json")),
+        OPENAPI_V2_PROTO | OPENAPI_V2_PROTO_DOT => Some((&v2.proto, OPENAPI_V2_PROTO_DOT)),
+        _ => None,
+    });
+    let mut r = match chosen {
+        Some((doc, ct)) => doc_response(doc, ct, inm, false),
+        None => bytes_response(406, "text/plain", bytes::Bytes::new()),
+    };
+    let h = r.headers_mut();
+    h.remove(http::header::CACHE_CONTROL);
+    if chosen.is_none() {
+        h.remove(http::header::CONTENT_TYPE);
+        h.insert(http::header::VARY, HeaderValue::from_static("Accept"));
+    }
     r
 }
 

@@ -150,6 +150,7 @@ pub(crate) async fn route(
         | Target::Groups
         | Target::Group(_)
         | Target::GroupVersion { .. }
+        | Target::OpenApiV2
         | Target::OpenApiRoot
         | Target::OpenApiDoc(_) => discovery::serve(state, target, query, accept, inm),
         Target::Health { endpoint, check } => {
