@@ -582,11 +582,110 @@ fn raw_metadata(c: &Cluster) {
     assert_eq!(first["object"]["metadata"]["name"], "web-pod");
 }
 
+/// kube's API Priority and Fairness bootstrap objects, as `kubectl get`
+/// prints them: FlowSchemas by matching precedence (then name), each
+/// with its level and `MISSINGPL` `False`; the PriorityLevelConfigurations
+/// by name.
+fn flowcontrol_output(c: &Cluster) {
+    let out = c.ok(&["get", "flowschemas"]);
+    assert_eq!(
+        header(&out),
+        [
+            "NAME",
+            "PRIORITYLEVEL",
+            "MATCHINGPRECEDENCE",
+            "DISTINGUISHERMETHOD",
+            "AGE",
+            "MISSINGPL"
+        ],
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let summary: Vec<String> = rows.iter().map(|r| r[..4].join(" ")).collect();
+    assert_eq!(
+        summary,
+        [
+            "exempt exempt 1 <none>",
+            "probes exempt 2 <none>",
+            "system-leader-election leader-election 100 ByUser",
+            "endpoint-controller workload-high 150 ByUser",
+            "workload-leader-election leader-election 200 ByUser",
+            "system-node-high node-high 400 ByUser",
+            "system-nodes system 500 ByUser",
+            "kube-controller-manager workload-high 800 ByNamespace",
+            "kube-scheduler workload-high 800 ByNamespace",
+            "kube-system-service-accounts workload-high 900 ByNamespace",
+            "service-accounts workload-low 9000 ByUser",
+            "global-default global-default 9900 ByUser",
+            "catch-all catch-all 10000 ByUser",
+        ],
+        "{out}"
+    );
+    for r in &rows {
+        assert_eq!(r.last(), Some(&"False"), "{out}");
+    }
+
+    let out = c.ok(&["get", "prioritylevelconfigurations"]);
+    assert_eq!(
+        header(&out),
+        [
+            "NAME",
+            "TYPE",
+            "NOMINALCONCURRENCYSHARES",
+            "QUEUES",
+            "HANDSIZE",
+            "QUEUELENGTHLIMIT",
+            "AGE"
+        ],
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let summary: Vec<String> = rows.iter().map(|r| r[..6].join(" ")).collect();
+    assert_eq!(
+        summary,
+        [
+            "catch-all Limited 5 <none> <none> <none>",
+            "exempt Exempt <none> <none> <none> <none>",
+            "global-default Limited 20 128 6 50",
+            "leader-election Limited 10 16 4 50",
+            "node-high Limited 40 64 6 50",
+            "system Limited 30 64 6 50",
+            "workload-high Limited 40 128 6 50",
+            "workload-low Limited 100 128 6 50",
+        ],
+        "{out}"
+    );
+
+    // The conditions kube's APF controller writes.
+    let fs = c.ok(&["get", "flowschema", "global-default", "-o", "json"]);
+    let fs: Value = serde_json::from_str(&fs).expect("flowschema JSON");
+    let cond = &fs["status"]["conditions"][0];
+    assert_eq!(cond["type"], "Dangling", "{fs}");
+    assert_eq!(cond["reason"], "Found", "{fs}");
+    assert_eq!(
+        cond["message"],
+        "This FlowSchema references the PriorityLevelConfiguration object named \"global-default\" and it exists"
+    );
+    assert_eq!(
+        fs["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"],
+        "true"
+    );
+}
+
 fn scenario(mode: Mode) {
     let c = Cluster::start(mode);
     c.ok_stdin(&["create", "-f", "-"], OBJECTS);
     run_pod(&c);
     kubectl_output(&c);
+    flowcontrol_output(&c);
     kubectl_watch(&c);
     raw_tables(&c);
     raw_metadata(&c);

@@ -15,13 +15,19 @@
 //! - [`bootstrap`]: kube's bootstrap RBAC policy, reconciled on start
 //!   ([`bootstrap::reconcile_policy`], also as [`BootstrapController`]),
 //!   and the `kubernetes` Service, Endpoints and EndpointSlice
-//!   ([`bootstrap::apiserver_objects`]); the gateway runs both as it
-//!   starts, as kube-apiserver's post-start hooks do.
+//!   ([`bootstrap::apiserver_objects`]), and kube's API Priority and
+//!   Fairness bootstrap FlowSchemas and PriorityLevelConfigurations with
+//!   the FlowSchemas' `Dangling` conditions ([`bootstrap::flowcontrol`]);
+//!   the gateway runs them as it starts, as kube-apiserver's post-start
+//!   hooks do.
 //! - [`AggregationController`]: ClusterRole `aggregationRule`s.
 //! - [`ServiceAccountController`]: a `default` ServiceAccount in every
 //!   namespace; [`RootCaController`]: `kube-root-ca.crt` in every namespace.
 //! - [`DisruptionController`]: PodDisruptionBudget status (the budgets the
 //!   eviction subresource checks).
+//! - [`service_alloc`]: Service cluster IPs (IPAddress objects) and node
+//!   ports, allocated by the gateway's write path and released wherever a
+//!   Service is deleted.
 #![forbid(unsafe_code)]
 
 pub mod bootstrap;
@@ -32,6 +38,7 @@ pub mod namespace;
 mod per_namespace;
 pub mod rbac_aggregation;
 pub mod rootca;
+pub mod service_alloc;
 pub mod serviceaccount;
 
 pub use bootstrap::BootstrapController;

@@ -314,7 +314,9 @@ impl NamespaceController {
                 ..DeleteOptions::default()
             };
             match self.store.delete(&key, opts).await {
-                Ok(_) => {}
+                Ok(outcome) => {
+                    crate::service_alloc::release_deleted(self.store.as_ref(), gr, &outcome).await;
+                }
                 Err(e) if e.is_not_found() || e.is_conflict() => {}
                 Err(e) => return Err(e),
             }

@@ -131,6 +131,12 @@ pub(crate) async fn start(
     state.followers.push(apiserver_objects);
     state.followers.push(signer);
     first_second(&state).await;
+    let apf = keelson_controllers::bootstrap::flowcontrol::FlowControlController::new(
+        state.backends.store.clone(),
+    );
+    state
+        .followers
+        .push(tokio::spawn(apf.run(std::future::pending())));
     let state = Arc::new(state);
     let task = tokio::spawn(accept_loop(listener, acceptor, state));
     Ok(RunningGateway {
@@ -153,6 +159,15 @@ async fn first_second(state: &State) {
         Ok(Ok(_)) => {}
         Ok(Err(e)) => tracing::warn!(error = %e.message, "bootstrap RBAC policy: not reconciled"),
         Err(_) => tracing::warn!("bootstrap RBAC policy: timed out"),
+    }
+    // kube's `priority-and-fairness-config-producer`: the APF bootstrap
+    // FlowSchemas and PriorityLevelConfigurations (and their `Dangling`
+    // conditions); the controller started after this keeps them.
+    let apf = keelson_controllers::bootstrap::flowcontrol::reconcile_flowcontrol(store);
+    match tokio::time::timeout(std::time::Duration::from_secs(5), apf).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e.message, "APF configuration: not ensured"),
+        Err(_) => tracing::warn!("APF configuration: timed out"),
     }
     let anonymous_version = keelson_auth::Attributes {
         user: keelson_auth::UserInfo::anonymous(),

@@ -7,8 +7,15 @@
 //!   `rbac.authorization.kubernetes.io/autoupdate: "true"` get back the
 //!   rules, subjects, labels and annotations the policy gives them;
 //! - [`apiserver_objects`]: the `kubernetes` Service, Endpoints and
-//!   EndpointSlice in `default` pointing at the API server's address, and
-//!   `kube-system/extension-apiserver-authentication` with the client CA.
+//!   EndpointSlice in `default` pointing at the API server's address, the
+//!   IPAddress of the Service's `10.96.0.1`, the default ServiceCIDR
+//!   `kubernetes`, and `kube-system/extension-apiserver-authentication`
+//!   with the client CA.
+//! - [`flowcontrol`]: kube's API Priority and Fairness bootstrap
+//!   FlowSchemas and PriorityLevelConfigurations, and the FlowSchemas'
+//!   `Dangling` conditions.
+
+pub mod flowcontrol;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -216,7 +223,8 @@ async fn upsert(
 }
 
 /// The API server's own objects: the `kubernetes` Service, Endpoints and
-/// EndpointSlice in `default` for `addr`, and the published client CA.
+/// EndpointSlice in `default` for `addr`, the IPAddress of its cluster IP,
+/// the default ServiceCIDR `kubernetes`, and the published client CA.
 pub async fn reconcile_apiserver_objects(
     store: &dyn StoreApi,
     addr: SocketAddr,
@@ -271,6 +279,31 @@ pub async fn reconcile_apiserver_objects(
         store,
         &core("services", "default", "kubernetes"),
         service,
+        &[],
+    )
+    .await?;
+    // Its cluster IP is recorded like any allocated one, in the range the
+    // default ServiceCIDR declares (kube's ipallocator and
+    // kubernetes-service-cidr-controller).
+    let networking =
+        |r: &str, n: &str| ObjectKey::new(GroupResource::new("networking.k8s.io", r), "", n);
+    upsert(
+        store,
+        &networking("ipaddresses", "10.96.0.1"),
+        crate::service_alloc::ipaddress_object(
+            std::net::Ipv4Addr::new(10, 96, 0, 1),
+            "default",
+            "kubernetes",
+        ),
+        &["spec"],
+    )
+    .await?;
+    upsert(
+        store,
+        &networking("servicecidrs", crate::service_alloc::SERVICE_CIDR_NAME),
+        crate::service_alloc::default_service_cidr(
+            &chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        ),
         &[],
     )
     .await?;

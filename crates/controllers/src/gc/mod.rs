@@ -317,7 +317,8 @@ impl GarbageCollector {
             ..DeleteOptions::default()
         };
         match self.store.delete(key, opts).await {
-            Ok(_) => {
+            Ok(outcome) => {
+                crate::service_alloc::release_deleted(self.store.as_ref(), &key.gr, &outcome).await;
                 tracing::info!(object = %describe(key), policy = policy.as_str(), "garbage collector deleted a dependent");
                 Ok(Outcome::Done)
             }

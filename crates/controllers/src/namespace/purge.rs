@@ -53,7 +53,10 @@ pub async fn purge(
                 ..DeleteOptions::default()
             };
             match store.delete(&key, opts).await {
-                Ok(_) => deleted += 1,
+                Ok(outcome) => {
+                    crate::service_alloc::release_deleted(store, gr, &outcome).await;
+                    deleted += 1;
+                }
                 // Already gone, or replaced by a new object of that name.
                 Err(e) if e.is_not_found() || e.is_conflict() => {}
                 Err(e) => return Err(e),

@@ -157,6 +157,9 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
                 },
             )
             .await?;
+    if let (DeleteOutcome::Deleted(obj), false) = (&outcome, dry) {
+        super::service_alloc::after_delete(cx, obj).await;
+    }
     Ok(match outcome {
         DeleteOutcome::Marked(obj) => Reply {
             code: if opts.orphan_dependents == Some(false) {

@@ -29,6 +29,7 @@ mod resize;
 pub(crate) mod resource;
 pub(crate) mod review;
 mod scale;
+mod service_alloc;
 mod status;
 mod subresources;
 mod update;

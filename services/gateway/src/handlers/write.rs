@@ -1,7 +1,8 @@
 //! The write path shared by create, update and patch: admission (with the
 //! request's field validation and dry run), the managedFields of an
 //! `Update` operation (the merge service; an apply has recorded its own),
-//! then the store.
+//! Service IP and node-port allocation ([`super::service_alloc`]), then the
+//! store.
 
 use keelson_api::{
     AdmissionRequest, CreateOptions, FieldOwner, FieldValidation, ManagedFieldsRequest, Operation,
@@ -128,12 +129,15 @@ pub(crate) async fn create_object(
     let mut obj = record_update(cx, &ownership, None, obj)
         .await
         .map_err(|e| (e, warnings.clone()))?;
-    super::custom::to_storage_version(cx.b, cx.info, &mut obj)
+    // Service cluster IPs and node ports: after the field manager, before
+    // the store (kube's `BeginCreate`).
+    let allocated = super::service_alloc::on_create(cx, &mut obj, dry)
         .await
         .map_err(|e| (e, warnings.clone()))?;
-    super::versions::to_storage(cx.info, &mut obj).map_err(|e| (e, warnings.clone()))?;
-    let name = meta_str(&obj, "name").to_string();
-    let stored =
+    let result = async {
+        super::custom::to_storage_version(cx.b, cx.info, &mut obj).await?;
+        super::versions::to_storage(cx.info, &mut obj)?;
+        let name = meta_str(&obj, "name").to_string();
         cx.b.store
             .create(
                 &cx.key(&name),
@@ -144,7 +148,15 @@ pub(crate) async fn create_object(
                 },
             )
             .await
-            .map_err(|e| (e, warnings.clone()))?;
+    }
+    .await;
+    let stored = match result {
+        Ok(stored) => stored,
+        Err(e) => {
+            super::service_alloc::release(cx, &allocated).await;
+            return Err((e, warnings));
+        }
+    };
     Ok(Reply {
         code: 201,
         object: stored,
@@ -179,11 +191,13 @@ pub(crate) async fn write_update(
     let mut obj = record_update(cx, &ownership, Some(&old), obj)
         .await
         .map_err(|e| (e, warnings.clone()))?;
-    super::custom::to_storage_version(cx.b, cx.info, &mut obj)
+    // Service cluster IPs and node ports (kube's `BeginUpdate`).
+    let plan = super::service_alloc::on_update(cx, &mut obj, &old, dry)
         .await
         .map_err(|e| (e, warnings.clone()))?;
-    super::versions::to_storage(cx.info, &mut obj).map_err(|e| (e, warnings.clone()))?;
-    let stored =
+    let result = async {
+        super::custom::to_storage_version(cx.b, cx.info, &mut obj).await?;
+        super::versions::to_storage(cx.info, &mut obj)?;
         cx.b.store
             .update(
                 &cx.key(&cx.ri.name),
@@ -195,7 +209,20 @@ pub(crate) async fn write_update(
                 },
             )
             .await
-            .map_err(|e| (e, warnings.clone()))?;
+    }
+    .await;
+    let stored = match result {
+        Ok(stored) => {
+            if !dry {
+                super::service_alloc::release(cx, &plan.released).await;
+            }
+            stored
+        }
+        Err(e) => {
+            super::service_alloc::release(cx, &plan.allocated).await;
+            return Err((e, warnings));
+        }
+    };
     Ok(Reply {
         code: 200,
         object: stored,
