@@ -1,7 +1,7 @@
 //! Authentication and RBAC with the installed kubectl, as three users: the
 //! admin by client certificate (the written kubeconfig), token-file users
 //! (`--token-auth-file`) and a ServiceAccount token from `kubectl create
-//! token`; the review APIs, impersonation, escalation prevention,
+//! token` or from a `kubernetes.io/service-account-token` Secret; the review APIs, impersonation, escalation prevention,
 //! ClusterRole aggregation and the objects a cluster has from its first
 //! second. Both modes.
 
@@ -465,6 +465,8 @@ fn scenario(mode: Mode) {
     let good = kubeconfig_for(&c, "fresh", &fresh);
     assert!(ok(&c, &good, &["auth", "whoami"]).contains("system:serviceaccount:team:default"));
 
+    legacy_token_secret(&c);
+
     // ClusterRole aggregation picks up a new labelled role.
     c.ok_stdin(
         &["apply", "-f", "-"],
@@ -595,6 +597,128 @@ fn scenario(mode: Mode) {
         oidc.contains(keelson_auth::serviceaccount::DEFAULT_ISSUER),
         "{oidc}"
     );
+}
+
+/// A long-lived token the documented way: a `kubernetes.io/service-account-token`
+/// Secret naming a ServiceAccount, filled by the tokens controller; the
+/// token works while the Secret exists; deleting the ServiceAccount
+/// deletes its token Secrets.
+fn legacy_token_secret(c: &Cluster) {
+    use base64::Engine;
+    c.ok(&["-n", "team", "create", "serviceaccount", "build-robot"]);
+    c.ok(&[
+        "-n",
+        "team",
+        "create",
+        "rolebinding",
+        "build-robot-pods",
+        "--role=pod-reader",
+        "--serviceaccount=team:build-robot",
+    ]);
+    let secret = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\n  namespace: team\n  annotations:\n    kubernetes.io/service-account.name: build-robot\ntype: kubernetes.io/service-account-token\n"
+        )
+    };
+    c.ok_stdin(&["apply", "-f", "-"], &secret("build-robot-secret"));
+    c.ok_stdin(&["apply", "-f", "-"], &secret("build-robot-spare"));
+    let field = |name: &str, path: &str| {
+        c.ok(&[
+            "-n",
+            "team",
+            "get",
+            "secret",
+            name,
+            "-o",
+            &format!("jsonpath={{{path}}}"),
+        ])
+    };
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut token = String::new();
+    eventually(Duration::from_secs(10), "data.token filled", || {
+        token = field("build-robot-secret", ".data.token");
+        !token.is_empty()
+    });
+    let token = String::from_utf8(b64.decode(token.trim()).expect("base64")).expect("utf-8");
+    let decoded = |path: &str| {
+        String::from_utf8(
+            b64.decode(field("build-robot-secret", path).trim())
+                .expect("base64"),
+        )
+        .expect("utf-8")
+    };
+    assert_eq!(decoded(".data.namespace"), "team");
+    assert_eq!(
+        decoded(".data.ca\\.crt"),
+        std::fs::read_to_string(c.data_dir.join("pki/ca.crt")).expect("ca.crt")
+    );
+    let sa_uid = c.ok(&[
+        "-n",
+        "team",
+        "get",
+        "sa",
+        "build-robot",
+        "-o",
+        "jsonpath={.metadata.uid}",
+    ]);
+    assert_eq!(
+        field(
+            "build-robot-secret",
+            ".metadata.annotations.kubernetes\\.io/service-account\\.uid"
+        ),
+        sa_uid
+    );
+    let robot = kubeconfig_for(c, "build-robot", &token);
+    let who = ok(c, &robot, &["auth", "whoami"]);
+    assert!(
+        who.contains("system:serviceaccount:team:build-robot"),
+        "{who}"
+    );
+    assert!(
+        who.contains("[system:serviceaccounts system:serviceaccounts:team system:authenticated]"),
+        "{who}"
+    );
+    eventually(Duration::from_secs(5), "the build robot's binding", || {
+        as_user(c, &robot, &["-n", "team", "get", "pods"])
+            .status
+            .success()
+    });
+    let err = denied(c, &robot, &["-n", "default", "get", "pods"]);
+    assert!(
+        err.contains(
+            r#"User "system:serviceaccount:team:build-robot" cannot list resource "pods""#
+        ),
+        "{err}"
+    );
+    // Its use is recorded on the Secret (the day, UTC).
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1))
+        .format("%Y-%m-%d")
+        .to_string();
+    eventually(Duration::from_secs(5), "legacy-token-last-used", || {
+        let l = field(
+            "build-robot-secret",
+            ".metadata.labels.kubernetes\\.io/legacy-token-last-used",
+        );
+        l == today || l == tomorrow
+    });
+    // Deleting the Secret revokes the token.
+    c.ok(&["-n", "team", "delete", "secret", "build-robot-secret"]);
+    let err = denied(c, &robot, &["auth", "whoami"]);
+    assert!(
+        err.contains("You must be logged in to the server (Unauthorized)"),
+        "{err}"
+    );
+    // Deleting the ServiceAccount deletes its remaining token Secrets.
+    eventually(Duration::from_secs(10), "the spare token filled", || {
+        !field("build-robot-spare", ".data.token").is_empty()
+    });
+    c.ok(&["-n", "team", "delete", "serviceaccount", "build-robot"]);
+    eventually(Duration::from_secs(10), "the spare token deleted", || {
+        !c.kubectl(&["-n", "team", "get", "secret", "build-robot-spare"])
+            .status
+            .success()
+    });
 }
 
 #[test]

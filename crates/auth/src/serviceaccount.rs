@@ -51,6 +51,54 @@ pub struct Claims {
     pub sub: String,
 }
 
+/// The issuer of legacy (Secret-based) ServiceAccount tokens.
+pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
+
+/// A legacy (Secret-based) ServiceAccount token's claims, as kube's
+/// tokens controller writes them: no audience, no expiry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacyClaims {
+    pub iss: String,
+    #[serde(rename = "kubernetes.io/serviceaccount/namespace", default)]
+    pub namespace: String,
+    #[serde(rename = "kubernetes.io/serviceaccount/secret.name", default)]
+    pub secret_name: String,
+    #[serde(rename = "kubernetes.io/serviceaccount/service-account.name", default)]
+    pub service_account_name: String,
+    #[serde(rename = "kubernetes.io/serviceaccount/service-account.uid", default)]
+    pub service_account_uid: String,
+    #[serde(default)]
+    pub sub: String,
+}
+
+impl LegacyClaims {
+    /// kube's legacy validator's claim checks: every private claim set and
+    /// `sub` naming the same ServiceAccount.
+    pub fn check(&self) -> Result<(), &'static str> {
+        if self.sub.is_empty() {
+            return Err("sub claim is missing");
+        }
+        if self.namespace.is_empty() {
+            return Err("namespace claim is missing");
+        }
+        if self.secret_name.is_empty() {
+            return Err("secretName claim is missing");
+        }
+        if self.service_account_name.is_empty() {
+            return Err("serviceAccountName claim is missing");
+        }
+        if self.service_account_uid.is_empty() {
+            return Err("serviceAccountUID claim is missing");
+        }
+        if self.sub
+            != crate::user::service_account_user(&self.namespace, &self.service_account_name)
+        {
+            return Err("sub claim is invalid");
+        }
+        Ok(())
+    }
+}
+
 struct PublicKey {
     kid: String,
     alg: Algorithm,
@@ -291,6 +339,53 @@ impl TokenAuthority {
         None
     }
 
+    /// Sign a legacy token for the ServiceAccount `namespace/name` (uid
+    /// `uid`) kept in the Secret `secret_name` (kube's tokens controller):
+    /// issuer `kubernetes/serviceaccount`, no audience and no expiry.
+    pub fn issue_legacy(
+        &self,
+        namespace: &str,
+        name: &str,
+        uid: &str,
+        secret_name: &str,
+    ) -> Result<String, AuthnError> {
+        let claims = LegacyClaims {
+            iss: LEGACY_ISSUER.to_string(),
+            namespace: namespace.to_string(),
+            secret_name: secret_name.to_string(),
+            service_account_name: name.to_string(),
+            service_account_uid: uid.to_string(),
+            sub: crate::user::service_account_user(namespace, name),
+        };
+        let mut header = Header::new(self.signer.alg);
+        header.kid = Some(self.signer.kid.clone());
+        jsonwebtoken::encode(&header, &claims, &self.signer.key)
+            .map_err(|e| AuthnError::Key(e.to_string()))
+    }
+
+    /// The claims of a legacy token signed by one of this authority's keys
+    /// with issuer `kubernetes/serviceaccount` and kube's claim checks
+    /// ([`LegacyClaims::check`]); the caller still checks the Secret and
+    /// the ServiceAccount. `None` for anything else.
+    pub fn verify_legacy(&self, token: &str) -> Option<LegacyClaims> {
+        let header = jsonwebtoken::decode_header(token).ok()?;
+        for k in &self.keys {
+            if header.kid.as_deref().is_some_and(|kid| kid != k.kid) || header.alg != k.alg {
+                continue;
+            }
+            let mut v = Validation::new(k.alg);
+            v.set_issuer(&[LEGACY_ISSUER]);
+            v.validate_aud = false;
+            v.validate_exp = false;
+            v.leeway = 0;
+            v.set_required_spec_claims(&["iss"]);
+            if let Ok(data) = jsonwebtoken::decode::<LegacyClaims>(token, &k.key, &v) {
+                return data.claims.check().is_ok().then_some(data.claims);
+            }
+        }
+        None
+    }
+
     /// `/.well-known/openid-configuration`.
     pub fn openid_configuration(&self, jwks_uri: &str) -> Value {
         let mut algs: Vec<&str> = self
@@ -366,6 +461,35 @@ mod tests {
                 .unwrap();
         assert!(other.verify(&t).is_none());
         assert!(a.verify("not.a.jwt").is_none());
+        // Bound and legacy tokens are not mistaken for one another.
+        assert!(a.verify_legacy(&t).is_none());
+        let legacy = a.issue_legacy("ns", "sa", "uid-1", "sa-token").unwrap();
+        assert!(a.verify(&legacy).is_none());
+        let lc = a.verify_legacy(&legacy).unwrap();
+        assert_eq!(lc.iss, LEGACY_ISSUER);
+        assert_eq!(lc.sub, "system:serviceaccount:ns:sa");
+        assert_eq!(lc.secret_name, "sa-token");
+        assert_eq!(lc.service_account_uid, "uid-1");
+        assert!(other.verify_legacy(&legacy).is_none());
+        let payload = legacy.split('.').nth(1).unwrap();
+        let raw: Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(payload)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(raw["kubernetes.io/serviceaccount/namespace"], "ns");
+        assert_eq!(
+            raw["kubernetes.io/serviceaccount/service-account.name"],
+            "sa"
+        );
+        assert!(raw.get("exp").is_none() && raw.get("aud").is_none());
+        // A sub naming another ServiceAccount is refused.
+        let mut bad = lc.clone();
+        bad.sub = "system:serviceaccount:ns:other".into();
+        assert_eq!(bad.check(), Err("sub claim is invalid"));
+        bad.secret_name.clear();
+        assert_eq!(bad.check(), Err("secretName claim is missing"));
         let jwks = a.jwks();
         assert_eq!(jwks["keys"][0]["kty"], "EC");
         assert_eq!(a.openid_configuration("u")["issuer"], DEFAULT_ISSUER);

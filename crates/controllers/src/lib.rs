@@ -23,6 +23,9 @@
 //! - [`AggregationController`]: ClusterRole `aggregationRule`s.
 //! - [`ServiceAccountController`]: a `default` ServiceAccount in every
 //!   namespace; [`RootCaController`]: `kube-root-ca.crt` in every namespace.
+//! - [`TokensController`]: legacy ServiceAccount tokens in
+//!   `kubernetes.io/service-account-token` Secrets (run by the gateway,
+//!   which holds the signing key).
 //! - [`DisruptionController`]: PodDisruptionBudget status (the budgets the
 //!   eviction subresource checks).
 //! - [`service_alloc`]: Service cluster IPs (IPAddress objects) and node
@@ -38,6 +41,7 @@ pub mod namespace;
 mod per_namespace;
 pub mod rbac_aggregation;
 pub mod rootca;
+pub mod sa_tokens;
 pub mod service_alloc;
 pub mod serviceaccount;
 
@@ -48,4 +52,5 @@ pub use gc::GarbageCollector;
 pub use namespace::NamespaceController;
 pub use rbac_aggregation::AggregationController;
 pub use rootca::RootCaController;
+pub use sa_tokens::TokensController;
 pub use serviceaccount::ServiceAccountController;

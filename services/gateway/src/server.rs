@@ -130,6 +130,16 @@ pub(crate) async fn start(
     let mut state = auth_state(&config, backends, &creds)?;
     state.followers.push(apiserver_objects);
     state.followers.push(signer);
+    // kube-controller-manager's tokens controller: it signs legacy
+    // ServiceAccount tokens, so it runs where the signing key is.
+    let tokens = keelson_controllers::TokensController::new(
+        state.backends.store.clone(),
+        state.service_accounts.clone(),
+        creds.ca_pem.clone(),
+    );
+    state
+        .followers
+        .push(tokio::spawn(tokens.run(std::future::pending())));
     first_second(&state).await;
     let apf = keelson_controllers::bootstrap::flowcontrol::FlowControlController::new(
         state.backends.store.clone(),

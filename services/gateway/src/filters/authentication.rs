@@ -8,7 +8,9 @@
 //!    (`keelson-admin` in `system:masters`), the static token file
 //!    (`--token-auth-file`), then ServiceAccount JWTs (valid signature,
 //!    issuer, audience and expiry, and the ServiceAccount still there
-//!    with the token's uid);
+//!    with the token's uid), and legacy ServiceAccount tokens of
+//!    `kubernetes.io/service-account-token` Secrets (the Secret still
+//!    holding the token, the ServiceAccount still there with its uid);
 //! 3. anonymous (`--anonymous-auth`, default on): `system:anonymous` in
 //!    `system:unauthenticated`.
 //!
@@ -74,7 +76,9 @@ impl Authenticators {
         if let Some(u) = self.token_file.as_ref().and_then(|f| f.authenticate(token)) {
             return Some(u);
         }
-        let claims = self.service_accounts.verify(token)?;
+        let Some(claims) = self.service_accounts.verify(token) else {
+            return self.authenticate_legacy(token).await;
+        };
         let (ns, sa) = (
             &claims.kubernetes.namespace,
             &claims.kubernetes.serviceaccount,
@@ -97,7 +101,99 @@ impl Authenticators {
         );
         Some(user)
     }
+
+    /// A legacy ServiceAccount token (kube's legacy validator): a
+    /// `kubernetes/serviceaccount` JWT with its private claims, whose
+    /// Secret still exists (not being deleted, not marked invalid) and
+    /// holds this very token, and whose ServiceAccount exists with the
+    /// token's uid (not being deleted); as kube, no credential id. The Secret's
+    /// `kubernetes.io/legacy-token-last-used` label is set to today (UTC)
+    /// when it is neither today nor tomorrow, in the background.
+    async fn authenticate_legacy(&self, token: &str) -> Option<UserInfo> {
+        use base64::Engine;
+        let claims = self.service_accounts.verify_legacy(token)?;
+        let ns = &claims.namespace;
+        let secret_key = ObjectKey::new(
+            keelson_api::GroupResource::new("", "secrets"),
+            ns,
+            &claims.secret_name,
+        );
+        // "Token has been invalidated".
+        let secret = self.store.get(&secret_key).await.ok()?;
+        if !meta_str(&secret, "deletionTimestamp").is_empty() {
+            return None;
+        }
+        // "Token does not match server's copy".
+        let stored = secret
+            .pointer("/data/token")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())?;
+        if !constant_time_eq(&stored, token.as_bytes()) {
+            return None;
+        }
+        let sa_key = ObjectKey::new(
+            keelson_api::GroupResource::new("", "serviceaccounts"),
+            ns,
+            &claims.service_account_name,
+        );
+        let sa = self.store.get(&sa_key).await.ok()?;
+        if !meta_str(&sa, "deletionTimestamp").is_empty()
+            || meta_str(&sa, "uid") != claims.service_account_uid
+        {
+            return None;
+        }
+        let labels = secret.pointer("/metadata/labels");
+        let label = |k: &str| {
+            labels
+                .and_then(|l| l.get(k))
+                .and_then(serde_json::Value::as_str)
+        };
+        // Marked invalid (kube's legacy token cleaner): refused, but its
+        // use is recorded all the same.
+        let invalid = label(LEGACY_TOKEN_INVALID_SINCE).is_some_and(|v| !v.is_empty());
+        let now = chrono::Utc::now();
+        let today = now.format("%Y-%m-%d").to_string();
+        let tomorrow = (now + chrono::Duration::days(1))
+            .format("%Y-%m-%d")
+            .to_string();
+        let last_used = label(LEGACY_TOKEN_LAST_USED);
+        if last_used != Some(today.as_str()) && last_used != Some(tomorrow.as_str()) {
+            let mut updated = secret.clone();
+            if !updated
+                .pointer("/metadata/labels")
+                .is_some_and(serde_json::Value::is_object)
+            {
+                updated["metadata"]["labels"] = serde_json::json!({});
+            }
+            updated["metadata"]["labels"][LEGACY_TOKEN_LAST_USED] = serde_json::json!(today);
+            let store = self.store.clone();
+            tokio::spawn(async move {
+                // A conflict means someone else wrote the Secret: the next
+                // use tries again.
+                if let Err(e) = store
+                    .update(&secret_key, updated, keelson_api::UpdateOptions::default())
+                    .await
+                {
+                    tracing::debug!(error = %e.message, "legacy token last-used label");
+                }
+            });
+        }
+        if invalid {
+            return None;
+        }
+        Some(UserInfo::service_account(
+            ns,
+            &claims.service_account_name,
+            &claims.service_account_uid,
+        ))
+    }
 }
+
+/// The label kube sets to the day (UTC) a legacy token was last used.
+pub const LEGACY_TOKEN_LAST_USED: &str = "kubernetes.io/legacy-token-last-used";
+/// The label that marks a legacy token invalid (kube's legacy token
+/// cleaner sets it; Keelson only honours it).
+pub const LEGACY_TOKEN_INVALID_SINCE: &str = "kubernetes.io/legacy-token-invalid-since";
 
 /// The bearer token of an `Authorization: Bearer` header (kube trims it;
 /// an empty token is no token).
@@ -121,6 +217,126 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(http::header::AUTHORIZATION, auth.parse().unwrap());
         h
+    }
+
+    #[tokio::test]
+    async fn legacy_tokens() {
+        use base64::Engine;
+        use keelson_api::{CreateOptions, GroupResource, UpdateOptions};
+        use keelson_auth::serviceaccount::{generate_signing_key, DEFAULT_ISSUER};
+        use serde_json::json;
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn StoreApi> = Arc::new(
+            keelson_storage::LocalStore::open(dir.path(), Default::default())
+                .await
+                .unwrap(),
+        );
+        let authority = Arc::new(
+            TokenAuthority::from_pem(&generate_signing_key().unwrap(), &[], DEFAULT_ISSUER, &[])
+                .unwrap(),
+        );
+        let authn = Authenticators {
+            admin_token: "admin".into(),
+            token_file: None,
+            service_accounts: authority.clone(),
+            anonymous: false,
+            store: store.clone(),
+        };
+        let sa_key = ObjectKey::new(GroupResource::new("", "serviceaccounts"), "ns", "robot");
+        let sa = store
+            .create(
+                &sa_key,
+                json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                    "metadata": {"name": "robot", "namespace": "ns"}}),
+                CreateOptions::default(),
+            )
+            .await
+            .unwrap();
+        let uid = meta_str(&sa, "uid").to_string();
+        let token = authority
+            .issue_legacy("ns", "robot", &uid, "robot-token")
+            .unwrap();
+        // No Secret yet.
+        assert!(authn.authenticate_token(&token).await.is_none());
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let secret_key = ObjectKey::new(GroupResource::new("", "secrets"), "ns", "robot-token");
+        let secret = |t: &str| {
+            json!({"apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": "robot-token", "namespace": "ns"},
+                "type": "kubernetes.io/service-account-token",
+                "data": {"token": b64.encode(t)}})
+        };
+        // The Secret holds another token: "does not match server's copy".
+        store
+            .create(&secret_key, secret("other"), CreateOptions::default())
+            .await
+            .unwrap();
+        assert!(authn.authenticate_token(&token).await.is_none());
+        store
+            .update(&secret_key, secret(&token), UpdateOptions::default())
+            .await
+            .unwrap();
+        let u = authn.authenticate_token(&token).await.unwrap();
+        assert_eq!(u.name, "system:serviceaccount:ns:robot");
+        assert_eq!(u.uid, uid);
+        assert_eq!(
+            u.groups,
+            vec!["system:serviceaccounts", "system:serviceaccounts:ns"]
+        );
+        // The last-used label is set (in the background).
+        let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+        let mut labelled = false;
+        for _ in 0..200 {
+            let s = store.get(&secret_key).await.unwrap();
+            if s.pointer("/metadata/labels")
+                .and_then(|l| l.get(LEGACY_TOKEN_LAST_USED))
+                .is_some()
+            {
+                let l = &s["metadata"]["labels"][LEGACY_TOKEN_LAST_USED];
+                let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1))
+                    .format("%Y-%m-%d")
+                    .to_string();
+                assert!(l == &json!(today) || l == &json!(tomorrow), "{l}");
+                labelled = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert!(labelled);
+        // Marked invalid: refused.
+        let mut invalid = store.get(&secret_key).await.unwrap();
+        invalid["metadata"]["labels"][LEGACY_TOKEN_INVALID_SINCE] = json!("2026-01-01");
+        store
+            .update(&secret_key, invalid, UpdateOptions::default())
+            .await
+            .unwrap();
+        assert!(authn.authenticate_token(&token).await.is_none());
+        store
+            .update(&secret_key, secret(&token), UpdateOptions::default())
+            .await
+            .unwrap();
+        assert!(authn.authenticate_token(&token).await.is_some());
+        // A token for another uid (a re-created ServiceAccount) is refused.
+        let stale = authority
+            .issue_legacy("ns", "robot", "old-uid", "robot-token")
+            .unwrap();
+        store
+            .update(&secret_key, secret(&stale), UpdateOptions::default())
+            .await
+            .unwrap();
+        assert!(authn.authenticate_token(&stale).await.is_none());
+        // Not a token of this cluster's key.
+        let other =
+            TokenAuthority::from_pem(&generate_signing_key().unwrap(), &[], DEFAULT_ISSUER, &[])
+                .unwrap();
+        let forged = other
+            .issue_legacy("ns", "robot", &uid, "robot-token")
+            .unwrap();
+        store
+            .update(&secret_key, secret(&forged), UpdateOptions::default())
+            .await
+            .unwrap();
+        assert!(authn.authenticate_token(&forged).await.is_none());
     }
 
     #[test]
