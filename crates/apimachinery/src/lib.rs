@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod field;
+pub mod generate_name;
 pub mod gr;
 pub mod meta;
 pub mod names;

@@ -540,7 +540,6 @@ fn alloc_invalid(svc: &Value, ip: &str, why: &AllocError) -> ApiError {
 /// kube names the object before `BeginCreate`, so the IPAddress's
 /// `parentRef` carries the generated name.
 fn generate_name(svc: &mut Value) {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     if !meta_str(svc, "name").is_empty() {
         return;
     }
@@ -548,16 +547,7 @@ fn generate_name(svc: &mut Value) {
     if base.is_empty() {
         return;
     }
-    let mut cut = base.len().min(58);
-    while !base.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let mut rng = rand::thread_rng();
-    let mut name = base[..cut].to_string();
-    for _ in 0..5 {
-        use rand::Rng as _;
-        name.push(char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]));
-    }
+    let name = keelson_apimachinery::generate_name::generate_name(&base);
     if let Some(m) = svc.get_mut("metadata").and_then(Value::as_object_mut) {
         m.insert("name".into(), json!(name));
     }

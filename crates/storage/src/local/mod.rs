@@ -6,7 +6,6 @@ mod bootstrap;
 mod change_stream;
 mod corrupt;
 mod delete;
-pub mod names;
 pub mod object;
 mod update;
 
@@ -140,7 +139,7 @@ impl LocalStore {
         let mut name = key.name.clone();
         for _ in 0..attempts {
             if !fixed {
-                name = names::generate_name(&base);
+                name = keelson_apimachinery::generate_name::generate_name(&base);
             }
             let k = ObjectKey::new(key.gr.clone(), &key.namespace, &name);
             let ek = self.inner.config.key_layout.object_key(&k)?;
