@@ -295,8 +295,25 @@ impl LocalAdmission {
                     .as_ref()
                     .filter(|_| req.operation == Operation::Update);
                 errs.extend(custom::validate(schema, &object, old));
-            } else if let Some((root, _)) = target.root {
-                errs.extend(validation::required_fields(&*catalog, root, &object));
+            } else {
+                let group = target
+                    .info
+                    .map_or(req.gr.group.as_str(), |i| i.group.as_str());
+                let write = validation::Write {
+                    op: req.operation,
+                    subresource: &req.subresource,
+                    old: req.old_object.as_ref(),
+                };
+                errs.extend(validation::validate_kind(group, kind, write, &object));
+                if let Some((root, _)) = target.root {
+                    // The schema's required fields that the kind's own
+                    // rules did not already report.
+                    for e in validation::required_fields(&*catalog, root, &object) {
+                        if !errs.iter().any(|x| x.field == e.field && x.kind == e.kind) {
+                            errs.push(e);
+                        }
+                    }
+                }
             }
             if custom::is_crd(&req) {
                 errs.extend(custom::crd_errors(&req, &object));

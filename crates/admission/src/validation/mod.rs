@@ -2,8 +2,10 @@
 //! `k8s.io/apimachinery/pkg/api/validation/objectmeta.go` does it, and the
 //! schema's required fields.
 
+mod kinds;
 mod objectmeta;
 mod required;
 
+pub(crate) use kinds::{validate as validate_kind, Write};
 pub(crate) use objectmeta::{no_new_finalizers, validate_meta, MetaRules};
 pub(crate) use required::required_fields;
