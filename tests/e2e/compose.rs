@@ -291,13 +291,17 @@ fn compose_etcd_variant_survives_a_store_replica_and_an_etcd_member() {
 /// was acknowledged.
 struct WriteLoad {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Writes acknowledged so far.
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     writer: std::thread::JoinHandle<Vec<String>>,
 }
 
 impl WriteLoad {
     fn start(kc: &Path, prefix: &str) -> WriteLoad {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (kc, flag, prefix) = (kc.to_path_buf(), stop.clone(), prefix.to_string());
+        let counter = count.clone();
         let writer = std::thread::spawn(move || {
             let mut acked = Vec::new();
             let mut i = 0;
@@ -311,16 +315,30 @@ impl WriteLoad {
                     .expect("kubectl");
                 if out.status.success() {
                     acked.push(name);
+                    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 i += 1;
             }
             acked
         });
-        WriteLoad { stop, writer }
+        WriteLoad {
+            stop,
+            count,
+            writer,
+        }
     }
 
-    /// Stop writing, then find every acknowledged ConfigMap.
+    /// Once writes are acknowledged again after the fault (at least one
+    /// more than when called, and more than 5 in all; 60 s at most, so a
+    /// slow machine is not taken for a dead fleet), stop writing, then find
+    /// every acknowledged ConfigMap.
     fn stop_and_check(self, p: &Project, kc: &Path) {
+        let acked_now = || self.count.load(std::sync::atomic::Ordering::Relaxed);
+        let floor = acked_now().max(5);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while acked_now() <= floor && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let acked = self.writer.join().expect("writer");
         assert!(acked.len() > 5, "too few writes acknowledged: {acked:?}");
