@@ -18,6 +18,7 @@ pub mod attributes;
 pub mod authn;
 pub mod bootstrap;
 pub mod csr;
+pub mod keyutil;
 pub mod rbac;
 pub mod serviceaccount;
 pub mod user;

@@ -3,8 +3,8 @@
 //! keys of `--service-account-key-file`, the issuer
 //! (`--service-account-issuer`), audiences and expiry; and the issuer
 //! discovery documents (`/.well-known/openid-configuration`,
-//! `/openid/v1/jwks`). ES256 (P-256) and RS256 keys, PKCS#8 private keys or
-//! SPKI public keys in PEM.
+//! `/openid/v1/jwks`). ES256 (P-256) and RS256 keys, in the PEM forms
+//! [`crate::keyutil`] reads.
 
 use std::path::Path;
 
@@ -145,24 +145,12 @@ fn key_id(spki_der: &[u8]) -> String {
     b64(&sha2::Sha256::digest(spki_der))
 }
 
-/// The public half of a PEM key (a PKCS#8 private key or an SPKI public
-/// key) as its SPKI DER.
-fn spki_of(pem_text: &str) -> Result<Vec<u8>, AuthnError> {
-    if pem_text.contains("PRIVATE KEY") {
-        let kp = rcgen::KeyPair::from_pem(pem_text).map_err(|e| AuthnError::Key(e.to_string()))?;
-        return Ok(kp.public_key_der());
-    }
-    let (_, pem) = x509_parser::pem::parse_x509_pem(pem_text.as_bytes())
-        .map_err(|e| AuthnError::Key(format!("not a PEM key: {e}")))?;
-    Ok(pem.contents)
-}
-
-fn public_key(pem_text: &str) -> Result<PublicKey, AuthnError> {
+/// A verification key from its SPKI DER.
+fn public_key(der: &[u8]) -> Result<PublicKey, AuthnError> {
     use x509_parser::prelude::FromDer;
     use x509_parser::public_key::PublicKey as Pk;
-    let der = spki_of(pem_text)?;
-    let kid = key_id(&der);
-    let (_, spki) = x509_parser::x509::SubjectPublicKeyInfo::from_der(&der)
+    let kid = key_id(der);
+    let (_, spki) = x509_parser::x509::SubjectPublicKeyInfo::from_der(der)
         .map_err(|e| AuthnError::Key(format!("bad public key: {e}")))?;
     let parsed = spki
         .parsed()
@@ -219,12 +207,13 @@ impl TokenAuthority {
         issuer: &str,
         api_audiences: &[String],
     ) -> Result<Self, AuthnError> {
-        let signing_public = public_key(signing_pem)?;
-        let key = match signing_public.alg {
-            Algorithm::ES256 => EncodingKey::from_ec_pem(signing_pem.as_bytes()),
-            _ => EncodingKey::from_rsa_pem(signing_pem.as_bytes()),
-        }
-        .map_err(|e| AuthnError::Key(format!("signing key: {e}")))?;
+        let private =
+            crate::keyutil::parse_private_key_pem(signing_pem).map_err(AuthnError::Key)?;
+        let signing_public = public_key(private.spki())?;
+        let key = match &private {
+            crate::keyutil::PrivateKey::EcP256 { pkcs8, .. } => EncodingKey::from_ec_der(pkcs8),
+            crate::keyutil::PrivateKey::Rsa { pkcs1, .. } => EncodingKey::from_rsa_der(pkcs1),
+        };
         let signer = SigningKey {
             kid: signing_public.kid.clone(),
             alg: signing_public.alg,
@@ -232,8 +221,8 @@ impl TokenAuthority {
         };
         let mut keys = vec![signing_public];
         for pem in verify_pems {
-            for block in split_pem(pem) {
-                let k = public_key(&block)?;
+            for der in crate::keyutil::parse_public_keys_pem(pem).map_err(AuthnError::Key)? {
+                let k = public_key(&der)?;
                 if !keys.iter().any(|x| x.kid == k.kid) {
                     keys.push(k);
                 }
@@ -259,11 +248,27 @@ impl TokenAuthority {
         issuer: &str,
         api_audiences: &[String],
     ) -> Result<Self, AuthnError> {
+        // kube-apiserver's wording for unreadable keys.
         let signing = read(signing_key_file)?;
-        let verify = key_files
-            .iter()
-            .map(|p| read(p))
-            .collect::<Result<Vec<_>, _>>()?;
+        let private = crate::keyutil::parse_private_key_pem(&signing).map_err(|e| {
+            AuthnError::Key(format!(
+                "failed to parse service-account-issuer-key-file: error reading private key file {}: {e}",
+                signing_key_file.display()
+            ))
+        })?;
+        let signing = private.to_pkcs8_pem();
+        let mut verify = Vec::new();
+        for p in key_files {
+            let text = read(p)?;
+            crate::keyutil::parse_public_keys_pem(&text).map_err(|e| {
+                AuthnError::Key(format!(
+                    "failed to parse key file {:?}: error reading public key file {}: {e}",
+                    p.display().to_string(),
+                    p.display()
+                ))
+            })?;
+            verify.push(text);
+        }
         Self::from_pem(&signing, &verify, issuer, api_audiences)
     }
 
@@ -414,23 +419,6 @@ impl TokenAuthority {
     pub fn jwks(&self) -> Value {
         json!({"keys": self.keys.iter().map(|k| k.jwk.clone()).collect::<Vec<_>>()})
     }
-}
-
-/// The PEM blocks of a file (a key file may hold several public keys).
-fn split_pem(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for line in text.lines() {
-        if line.starts_with("-----BEGIN") {
-            cur.clear();
-        }
-        cur.push_str(line);
-        cur.push('\n');
-        if line.starts_with("-----END") {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    out
 }
 
 #[cfg(test)]
