@@ -484,3 +484,26 @@ spec:
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 "#;
+
+/// CRD group discovery lists versions in kube's priority order, whatever
+/// the CRD's order, and prefers the first (`v1` over `v1beta1`).
+#[test]
+fn crd_group_versions_in_kube_priority_order() {
+    let c = Cluster::start(Mode::Embedded);
+    let crd = FREEFORM
+        .replace("things.free", "gadgets.order")
+        .replace("free.example.com", "order.example.com")
+        .replace(
+            "{plural: things, singular: thing, kind: Thing, listKind: ThingList}",
+            "{plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}",
+        )
+        .replace(
+            "  - name: v1\n    served: true\n    storage: true\n",
+            "  - name: v1beta1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n  - name: v1\n    served: true\n    storage: false\n",
+        );
+    establish(&c, &crd, "gadgets.order.example.com");
+    let group = json(&c.ok(&["get", "--raw", "/apis/order.example.com"]));
+    assert_eq!(group["versions"][0]["version"], "v1", "{group}");
+    assert_eq!(group["versions"][1]["version"], "v1beta1", "{group}");
+    assert_eq!(group["preferredVersion"]["version"], "v1", "{group}");
+}

@@ -10,6 +10,7 @@ pub mod meta;
 pub mod names;
 pub mod options;
 pub mod status;
+pub mod version;
 pub mod watch;
 
 pub use field::{FieldError, FieldErrorKind};

@@ -8,7 +8,8 @@ use serde_json::{json, Map, Value};
 pub enum AggVersion {
     /// `apidiscovery.k8s.io/v2`.
     V2,
-    /// `apidiscovery.k8s.io/v2beta1` (same shape).
+    /// `apidiscovery.k8s.io/v2beta1` (same shape; kube 1.34 no longer
+    /// serves it, see the gateway's discovery handler).
     V2Beta1,
 }
 

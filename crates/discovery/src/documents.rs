@@ -81,10 +81,6 @@ pub struct Documents {
     pub api_v2: Doc,
     /// `/apis` as aggregated discovery v2.
     pub apis_v2: Doc,
-    /// `/api` as aggregated discovery v2beta1.
-    pub api_v2beta1: Doc,
-    /// `/apis` as aggregated discovery v2beta1.
-    pub apis_v2beta1: Doc,
     /// `/version`.
     pub version: Doc,
     openapi: OnceLock<(OpenApiDocs, Doc)>,
@@ -111,8 +107,6 @@ impl Documents {
             apis_legacy: Doc::object(&api_group_list(c)),
             api_v2: Doc::object(&aggregated(c, true, AggVersion::V2)),
             apis_v2: Doc::object(&aggregated(c, false, AggVersion::V2)),
-            api_v2beta1: Doc::object(&aggregated(c, true, AggVersion::V2Beta1)),
-            apis_v2beta1: Doc::object(&aggregated(c, false, AggVersion::V2Beta1)),
             version: Doc::raw_indented(&version_info()),
             openapi: OnceLock::new(),
             openapi_v2: OnceLock::new(),

@@ -1,8 +1,7 @@
 //! Every discovery document kubectl reads, as pure functions over one
 //! catalog generation ([`keelson_registry::CatalogSnapshot`]): `/version`,
 //! legacy discovery (`/api`, `/apis`, `/apis/{g}`, `/api/v1`,
-//! `/apis/{g}/{v}`), aggregated discovery (`apidiscovery.k8s.io/v2` and
-//! `v2beta1`), OpenAPI v3 (`/openapi/v3` and one document per group
+//! `/apis/{g}/{v}`), aggregated discovery (`apidiscovery.k8s.io/v2`), OpenAPI v3 (`/openapi/v3` and one document per group
 //! version) and OpenAPI v2 (`/openapi/v2`: one Swagger 2.0 document derived
 //! from the v3 generation, as JSON and as gnostic protobuf). [`DiscoveryCache`] keeps them serialised, with their ETags, per
 //! generation. No IO.

@@ -214,8 +214,11 @@ fn key(a: &str, b: &str, c: &str) -> (String, String, String) {
 impl CatalogSnapshot {
     /// The next generation with `resources` added (a resource with the same
     /// group, version and plural is replaced) and `definitions` added or
-    /// replaced. A new group version is served after the existing ones, so
-    /// preferred versions do not change.
+    /// replaced. In a group of custom resources only, versions are in
+    /// kube's priority order (`v1` before `v1beta1`, the first preferred),
+    /// as kube's CRD discovery sorts them; a new version of a built-in group
+    /// is served after the existing ones, so its preferred version does not
+    /// change.
     pub fn inserted(
         &self,
         resources: Vec<ResourceInfo>,
@@ -240,9 +243,21 @@ impl CatalogSnapshot {
             let same = |x: &ResourceInfo| {
                 x.group == r.group && x.version == r.version && x.plural == r.plural
             };
+            let group = r.group.clone();
             match data.resources.iter_mut().find(|x| same(x)) {
                 Some(slot) => *slot = r,
                 None => data.resources.push(r),
+            }
+            let all_custom = data
+                .resources
+                .iter()
+                .filter(|x| x.group == group)
+                .all(|x| x.custom.is_some());
+            if let Some(g) = data.groups.iter_mut().find(|g| g.name == group) {
+                if all_custom {
+                    g.versions
+                        .sort_by(|a, b| keelson_apimachinery::version::compare_kube_aware(a, b));
+                }
             }
         }
         self.next(data)

@@ -115,6 +115,26 @@ fn a_second_version_is_not_preferred_and_replacing_keeps_one_entry() {
 }
 
 #[test]
+fn custom_group_versions_are_in_kube_priority_order() {
+    let c = Catalog::builtin();
+    let custom = |v: &str| {
+        let mut r = widget(v);
+        r.custom = Some(Box::new(crate::CustomResource {
+            crd_name: "widgets.example.com".into(),
+            storage_version: "v1beta1".into(),
+            ..Default::default()
+        }));
+        r
+    };
+    c.insert(vec![custom("v1beta1"), custom("v1alpha1")], defs())
+        .unwrap();
+    let s = c.insert(vec![custom("v1")], BTreeMap::new()).unwrap();
+    let g = s.group("example.com").unwrap();
+    assert_eq!(g.versions, ["v1", "v1beta1", "v1alpha1"]);
+    assert_eq!(g.preferred_version(), Some("v1"));
+}
+
+#[test]
 fn remove_drops_the_resource_and_an_empty_group() {
     let c = Catalog::builtin();
     c.insert(vec![widget("v1"), widget("v2")], defs()).unwrap();

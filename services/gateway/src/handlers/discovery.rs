@@ -127,7 +127,7 @@ fn openapi_v2(d: &Documents, accept: Option<&str>, inm: Option<&str>) -> Respons
     r
 }
 
-/// `/api` and `/apis`: aggregated discovery when asked for (v2 or v2beta1),
+/// `/api` and `/apis`: aggregated discovery when asked for (v2),
 /// legacy documents for plain JSON, 406 otherwise.
 fn discovery(d: &Documents, core: bool, accept: Option<&str>, inm: Option<&str>) -> Response<Body> {
     let ranges = parse_accept(accept);
@@ -145,16 +145,10 @@ fn discovery(d: &Documents, core: bool, accept: Option<&str>, inm: Option<&str>)
             && r.param("as") == Some("APIGroupDiscoveryList")
             && r.param("g") == Some("apidiscovery.k8s.io")
         {
+            // kube 1.34 serves only v2 (`AggregatedDiscoveryRemoveBetaType`
+            // is on): a v2beta1 range matches nothing.
             let (doc, v) = match r.param("v") {
                 Some("v2") => (if core { &d.api_v2 } else { &d.apis_v2 }, "v2"),
-                Some("v2beta1") => (
-                    if core {
-                        &d.api_v2beta1
-                    } else {
-                        &d.apis_v2beta1
-                    },
-                    "v2beta1",
-                ),
                 _ => continue,
             };
             let ct = format!(
