@@ -330,7 +330,7 @@ fn raw_answers(c: &Cluster) {
             "no preferred addresses found; known addresses: []"
         );
         assert_eq!(body.get("reason"), None);
-        // Logs of a pod not yet scheduled: empty.
+        // Logs of a pod not yet scheduled: no content (kube's 204).
         c.ok_stdin(&["apply", "-f", "-"], &pod("waiting", None, "solo"));
         let (code, _, text) = send(
             c,
@@ -339,7 +339,7 @@ fn raw_answers(c: &Cluster) {
             None,
         )
         .await;
-        assert_eq!((code, text.as_str()), (200, ""));
+        assert_eq!((code, text.as_str()), (204, ""));
         let (code, body, _) = send(
             c,
             reqwest::Method::GET,

@@ -4,7 +4,7 @@
 //! and proxies nowhere, so each answers what kube-apiserver answers before
 //! it would stream: the pod or node lookup (`404`), the container check
 //! (`400`), `pod x does not have a host assigned` (`400`, exec, attach,
-//! port-forward), an empty log for a pod not yet scheduled (`200`), a
+//! port-forward), no content for the log of a pod not yet scheduled (`204`), a
 //! node without a usable address (`500`), and otherwise one real TCP dial
 //! to the kubelet (or pod) address, whose failure is worded as Go words
 //! it. When something does listen there, the answer says that Keelson
@@ -51,8 +51,10 @@ fn plain(msg: String) -> ApiError {
     ApiError::new(500, "", msg)
 }
 
-/// Serve one request of the family; what succeeds is a (plain text) log.
-pub(crate) async fn serve(cx: &Ctx<'_>) -> ApiResult<String> {
+/// Serve one request of the family; the one success is kube's stream
+/// without a location (the log of a pod not yet scheduled), which kube
+/// answers `204 No Content`.
+pub(crate) async fn serve(cx: &Ctx<'_>) -> ApiResult<()> {
     let name = cx.ri.name.as_str();
     match (cx.ri.resource.as_str(), cx.ri.subresource.as_str()) {
         ("nodes", _) => {
@@ -117,8 +119,9 @@ pub(crate) async fn serve(cx: &Ctx<'_>) -> ApiResult<String> {
                 .unwrap_or("");
             if node.is_empty() {
                 if sub == "log" {
-                    // kube streams nothing for a pod not yet scheduled.
-                    return Ok(String::new());
+                    // kube's LogLocation has no location for a pod not yet
+                    // scheduled: StreamObject answers 204.
+                    return Ok(());
                 }
                 return Err(ApiError::bad_request(format!(
                     "pod {} does not have a host assigned",

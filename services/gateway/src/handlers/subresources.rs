@@ -89,7 +89,11 @@ pub(crate) async fn serve(
             }
         }
         _ => match kubelet::serve(&cx).await {
-            Ok(text) => bytes_response(200, "text/plain", text),
+            Ok(()) => {
+                let mut r = bytes_response(204, "", Vec::<u8>::new());
+                r.headers_mut().remove(http::header::CONTENT_TYPE);
+                r
+            }
             Err(e) => status_response(&e, out),
         },
     })
