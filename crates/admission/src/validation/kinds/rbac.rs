@@ -1,13 +1,218 @@
-//! rbac.authorization.k8s.io: Role, ClusterRole and their bindings (`pkg/apis/rbac/validation`).
+//! Role, ClusterRole, RoleBinding, ClusterRoleBinding (`pkg/apis/rbac/validation`).
 
-use keelson_apimachinery::FieldError;
+use keelson_apimachinery::{FieldError, FieldErrorKind};
 use serde_json::Value;
 
-use super::Write;
+use super::util::{list_of, raw_value, str_of};
+use super::{Path, Write};
+
+const GROUP: &str = "rbac.authorization.k8s.io";
 
 /// The errors of one object of this group's `kind`; none for kinds
 /// without rules yet.
 pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
-    let _ = (kind, w, obj);
-    Vec::new()
+    match kind {
+        "Role" => rules(obj, true),
+        "ClusterRole" => {
+            let mut errs = rules(obj, false);
+            if let Some(agg) = obj.get("aggregationRule").filter(|v| v.is_object()) {
+                if list_of(agg, "clusterRoleSelectors").is_empty() {
+                    errs.push(FieldError::required(
+                        "aggregationRule.clusterRoleSelectors",
+                        "at least one clusterRoleSelector required if aggregationRule is non-nil",
+                    ));
+                }
+            }
+            errs
+        }
+        "RoleBinding" | "ClusterRoleBinding" => {
+            let namespaced = kind == "RoleBinding";
+            let mut errs = binding(obj, namespaced);
+            if let Some(old) = w.old() {
+                let rr = |o: &Value| o.get("roleRef").cloned().unwrap_or(Value::Null);
+                let (n, o) = (rr(obj), rr(old));
+                let fields = |v: &Value| {
+                    (
+                        str_of(v, "apiGroup").to_string(),
+                        str_of(v, "kind").to_string(),
+                        str_of(v, "name").to_string(),
+                    )
+                };
+                if fields(&n) != fields(&o) {
+                    let (g, k, name) = fields(&n);
+                    errs.push(raw_value(
+                        FieldErrorKind::Invalid,
+                        &Path::new("roleRef"),
+                        &format!("rbac.RoleRef{{APIGroup:{g:?}, Kind:{k:?}, Name:{name:?}}}"),
+                        "cannot change roleRef",
+                    ));
+                }
+            }
+            errs
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Go's `%#v` of a `[]string`.
+fn go_strings(v: &[Value]) -> String {
+    let items: Vec<String> = v
+        .iter()
+        .map(|s| format!("{:?}", s.as_str().unwrap_or("")))
+        .collect();
+    format!("[]string{{{}}}", items.join(", "))
+}
+
+fn rules(obj: &Value, namespaced: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, r) in list_of(obj, "rules").iter().enumerate() {
+        errs.extend(validate_policy_rule(
+            r,
+            namespaced,
+            &Path::new("rules").index(i),
+        ));
+    }
+    errs
+}
+
+/// `ValidatePolicyRule`.
+fn validate_policy_rule(rule: &Value, namespaced: bool, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if list_of(rule, "verbs").is_empty() {
+        errs.push(FieldError::required(
+            path.child("verbs").as_str(),
+            "verbs must contain at least one value",
+        ));
+    }
+    let urls = list_of(rule, "nonResourceURLs");
+    if !urls.is_empty() {
+        let upath = path.child("nonResourceURLs");
+        if namespaced {
+            errs.push(raw_value(
+                FieldErrorKind::Invalid,
+                &upath,
+                &go_strings(urls),
+                "namespaced rules cannot apply to non-resource URLs",
+            ));
+        }
+        if !list_of(rule, "apiGroups").is_empty()
+            || !list_of(rule, "resources").is_empty()
+            || !list_of(rule, "resourceNames").is_empty()
+        {
+            errs.push(raw_value(
+                FieldErrorKind::Invalid,
+                &upath,
+                &go_strings(urls),
+                "rules cannot apply to both regular resources and non-resource URLs",
+            ));
+        }
+        return errs;
+    }
+    if list_of(rule, "apiGroups").is_empty() {
+        errs.push(FieldError::required(
+            path.child("apiGroups").as_str(),
+            "resource rules must supply at least one api group",
+        ));
+    }
+    if list_of(rule, "resources").is_empty() {
+        errs.push(FieldError::required(
+            path.child("resources").as_str(),
+            "resource rules must supply at least one resource",
+        ));
+    }
+    errs
+}
+
+/// kube's `ValidateRBACName` (path segment names).
+fn rbac_name_errors(name: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if name == "." || name == ".." {
+        errs.push(format!("may not be '{name}'"));
+    }
+    for bad in ["/", "%"] {
+        if name.contains(bad) {
+            errs.push(format!("may not contain '{bad}'"));
+        }
+    }
+    errs
+}
+
+/// `ValidateRoleBinding` / `ValidateClusterRoleBinding`.
+fn binding(obj: &Value, namespaced: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let empty = Value::Null;
+    let rr = obj.get("roleRef").unwrap_or(&empty);
+    let group = str_of(rr, "apiGroup");
+    if group != GROUP {
+        errs.push(FieldError::not_supported(
+            "roleRef.apiGroup",
+            group,
+            &[GROUP],
+        ));
+    }
+    let kind = str_of(rr, "kind");
+    let kinds: &[&str] = if namespaced {
+        &["Role", "ClusterRole"]
+    } else {
+        &["ClusterRole"]
+    };
+    if !kinds.contains(&kind) {
+        errs.push(FieldError::not_supported("roleRef.kind", kind, kinds));
+    }
+    let name = str_of(rr, "name");
+    if name.is_empty() {
+        errs.push(FieldError::required("roleRef.name", ""));
+    } else {
+        for m in rbac_name_errors(name) {
+            errs.push(FieldError::invalid("roleRef.name", name, &m));
+        }
+    }
+    for (i, s) in list_of(obj, "subjects").iter().enumerate() {
+        errs.extend(subject(s, namespaced, &Path::new("subjects").index(i)));
+    }
+    errs
+}
+
+/// `ValidateRoleBindingSubject`.
+fn subject(s: &Value, namespaced: bool, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = str_of(s, "name");
+    if name.is_empty() {
+        errs.push(FieldError::required(path.child("name").as_str(), ""));
+    }
+    let group = str_of(s, "apiGroup");
+    match str_of(s, "kind") {
+        "ServiceAccount" => {
+            if !name.is_empty() {
+                for m in keelson_apimachinery::names::is_dns1123_subdomain(name) {
+                    errs.push(FieldError::invalid(path.child("name").as_str(), name, &m));
+                }
+            }
+            if !group.is_empty() {
+                errs.push(FieldError::not_supported(
+                    path.child("apiGroup").as_str(),
+                    group,
+                    &[""],
+                ));
+            }
+            if !namespaced && str_of(s, "namespace").is_empty() {
+                errs.push(FieldError::required(path.child("namespace").as_str(), ""));
+            }
+        }
+        "User" | "Group" => {
+            if group != GROUP {
+                errs.push(FieldError::not_supported(
+                    path.child("apiGroup").as_str(),
+                    group,
+                    &[GROUP],
+                ));
+            }
+        }
+        other => errs.push(FieldError::not_supported(
+            path.child("kind").as_str(),
+            other,
+            &["ServiceAccount", "User", "Group"],
+        )),
+    }
+    errs
 }
