@@ -222,3 +222,220 @@ pub(crate) fn dns1123_label(v: &str, path: &Path) -> Vec<FieldError> {
 pub(crate) fn bool_of(obj: &Value, key: &str) -> bool {
     obj.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
+
+/// `Invalid value` without a value (kube's `field.OmitValueType`).
+pub(crate) fn invalid_omit(path: &Path, detail: &str) -> FieldError {
+    FieldError {
+        kind: keelson_apimachinery::FieldErrorKind::Invalid,
+        field: path.as_str().to_string(),
+        value: None,
+        detail: detail.to_string(),
+    }
+}
+
+/// kube's `ValidateLabels`: each key a qualified name, each value a label
+/// value, both reported at `path`.
+pub(crate) fn validate_labels(labels: Option<&Map<String, Value>>, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (k, v) in labels.into_iter().flatten() {
+        for msg in keelson_apimachinery::names::is_qualified_name(k) {
+            errs.push(FieldError::invalid(path.as_str(), k.as_str(), &msg));
+        }
+        let v = v.as_str().unwrap_or("");
+        for msg in keelson_apimachinery::names::is_valid_label_value(v) {
+            errs.push(FieldError::invalid(path.as_str(), v, &msg));
+        }
+    }
+    errs
+}
+
+/// kube's `ValidateLabelSelector` (meta/v1/validation) of `sel` at `path`;
+/// `allow_invalid_values` is `AllowInvalidLabelValueInSelector`.
+pub(crate) fn validate_label_selector(
+    sel: Option<&Value>,
+    allow_invalid_values: bool,
+    path: &Path,
+) -> Vec<FieldError> {
+    let Some(sel) = sel.filter(|s| s.is_object()) else {
+        return Vec::new();
+    };
+    let mut errs = validate_labels(obj_of(sel, "matchLabels"), &path.child("matchLabels"));
+    for (i, expr) in list_of(sel, "matchExpressions").iter().enumerate() {
+        let p = path.child("matchExpressions").index(i);
+        let values = list_of(expr, "values");
+        match str_of(expr, "operator") {
+            "In" | "NotIn" => {
+                if values.is_empty() {
+                    errs.push(FieldError::required(
+                        p.child("values").as_str(),
+                        "must be specified when `operator` is 'In' or 'NotIn'",
+                    ));
+                }
+            }
+            "Exists" | "DoesNotExist" => {
+                if !values.is_empty() {
+                    errs.push(FieldError::forbidden(
+                        p.child("values").as_str(),
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    ));
+                }
+            }
+            op => errs.push(FieldError::invalid(
+                p.child("operator").as_str(),
+                op,
+                "not a valid selector operator",
+            )),
+        }
+        let key = str_of(expr, "key");
+        for msg in keelson_apimachinery::names::is_qualified_name(key) {
+            errs.push(FieldError::invalid(p.child("key").as_str(), key, &msg));
+        }
+        if !allow_invalid_values {
+            for (j, v) in values.iter().enumerate() {
+                let v = v.as_str().unwrap_or("");
+                for msg in keelson_apimachinery::names::is_valid_label_value(v) {
+                    errs.push(FieldError::invalid(
+                        p.child("values").index(j).as_str(),
+                        v,
+                        &msg,
+                    ));
+                }
+            }
+        }
+    }
+    errs
+}
+
+/// A label selector as `metav1.LabelSelectorAsSelector` sees it.
+pub(crate) enum Selector<'a> {
+    /// A `nil` selector: matches nothing.
+    Nothing,
+    /// A parsed selector (an empty one matches everything).
+    Parsed(&'a Value),
+}
+
+impl<'a> Selector<'a> {
+    /// `LabelSelectorAsSelector`: `Err` when an operator, key or value
+    /// would not parse.
+    pub fn of(sel: Option<&'a Value>) -> Result<Selector<'a>, ()> {
+        let Some(sel) = sel.filter(|s| s.is_object()) else {
+            return Ok(Selector::Nothing);
+        };
+        let names = keelson_apimachinery::names::is_qualified_name;
+        let value_ok = |v: &str| keelson_apimachinery::names::is_valid_label_value(v).is_empty();
+        for (k, v) in obj_of(sel, "matchLabels").into_iter().flatten() {
+            if !names(k).is_empty() || !value_ok(v.as_str().unwrap_or("")) {
+                return Err(());
+            }
+        }
+        for expr in list_of(sel, "matchExpressions") {
+            let values = list_of(expr, "values");
+            let ok = match str_of(expr, "operator") {
+                "In" | "NotIn" => !values.is_empty(),
+                "Exists" | "DoesNotExist" => values.is_empty(),
+                _ => false,
+            };
+            if !ok
+                || !names(str_of(expr, "key")).is_empty()
+                || !values.iter().all(|v| value_ok(v.as_str().unwrap_or("")))
+            {
+                return Err(());
+            }
+        }
+        Ok(Selector::Parsed(sel))
+    }
+
+    /// `selector.Empty()`: a parsed selector with no requirements.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Selector::Nothing => false,
+            Selector::Parsed(sel) => {
+                obj_of(sel, "matchLabels").is_none_or(Map::is_empty)
+                    && list_of(sel, "matchExpressions").is_empty()
+            }
+        }
+    }
+
+    /// `selector.Matches(labels)`.
+    pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
+        let Selector::Parsed(sel) = self else {
+            return false;
+        };
+        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        for (k, v) in obj_of(sel, "matchLabels").into_iter().flatten() {
+            if get(k) != v.as_str() {
+                return false;
+            }
+        }
+        for expr in list_of(sel, "matchExpressions") {
+            let have = get(str_of(expr, "key"));
+            let in_values =
+                |h: &str| list_of(expr, "values").iter().any(|v| v.as_str() == Some(h));
+            let ok = match str_of(expr, "operator") {
+                "In" => have.is_some_and(in_values),
+                "NotIn" => !have.is_some_and(in_values),
+                "Exists" => have.is_some(),
+                "DoesNotExist" => have.is_none(),
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// An int-or-string field as kube's `intstr.IntOrString`: `Ok(int)` or
+/// `Err(string)`; `None` when absent or of another type.
+pub(crate) fn int_or_string(v: Option<&Value>) -> Option<Result<i64, &str>> {
+    match v? {
+        Value::Number(n) => n.as_i64().map(Ok),
+        Value::String(s) => Some(Err(s.as_str())),
+        _ => None,
+    }
+}
+
+/// The percent of a valid `N%` string.
+fn percent_value(s: &str) -> Option<i64> {
+    let digits = s.strip_suffix('%')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.parse().unwrap_or(i64::MAX))
+}
+
+const PERCENT_MSG: &str = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
+
+/// kube's `ValidatePositiveIntOrPercent` (apps validation) of `v` at `path`.
+pub(crate) fn positive_int_or_percent(v: Option<&Value>, path: &Path) -> Vec<FieldError> {
+    match int_or_string(v) {
+        Some(Ok(i)) => nonnegative(i, path),
+        Some(Err(s)) if percent_value(s).is_none() => {
+            vec![FieldError::invalid(path.as_str(), s, PERCENT_MSG)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// kube's `IsNotMoreThan100Percent`.
+pub(crate) fn not_more_than_100_percent(v: Option<&Value>, path: &Path) -> Vec<FieldError> {
+    match int_or_string(v) {
+        Some(Err(s)) if percent_value(s).is_some_and(|p| p > 100) => vec![FieldError::invalid(
+            path.as_str(),
+            s,
+            "must not be greater than 100%",
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// kube's `getIntOrPercentValue`: the percent of a valid percent, the int,
+/// else 0 (what `IntValue` answers for other strings that are not ints).
+pub(crate) fn int_or_percent_value(v: Option<&Value>) -> i64 {
+    match int_or_string(v) {
+        Some(Ok(i)) => i,
+        Some(Err(s)) => percent_value(s).unwrap_or_else(|| s.parse().unwrap_or(0)),
+        None => 0,
+    }
+}
