@@ -464,6 +464,17 @@ async fn checks(c: &Cluster) {
     assert_eq!(r.code, 200);
     assert_eq!(r.json()["status"], "Success");
     assert_eq!(r.json()["details"]["name"], "c");
+    // StatusDetails' group is omitempty: no `"group":""` for core.
+    assert!(r.json()["details"].get("group").is_none(), "{}", r.body);
+    // ServiceAccounts are among kube's ReturnDeletedObject registries.
+    let sas = u("/api/v1/namespaces/default/serviceaccounts");
+    let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "gone"}});
+    let r = send(http.post(&sas).json(&sa)).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = send(http.delete(format!("{sas}/gone"))).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(r.json()["kind"], "ServiceAccount", "{}", r.body);
+    assert_eq!(r.json()["metadata"]["name"], "gone");
 
     // Discovery content types and ETags.
     let agg =

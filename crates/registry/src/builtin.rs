@@ -18,7 +18,20 @@ pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>)
     let core = group.is_empty();
     let is_pod = core && plural == "pods";
     Strategy {
-        returns_deleted_object: core && matches!(plural, "pods" | "services" | "namespaces"),
+        // kube's registries with `ReturnDeletedObject: true` (and the
+        // Service and Namespace REST, which return the object themselves).
+        returns_deleted_object: (core
+            && matches!(
+                plural,
+                "pods"
+                    | "services"
+                    | "namespaces"
+                    | "serviceaccounts"
+                    | "persistentvolumes"
+                    | "persistentvolumeclaims"
+                    | "resourcequotas"
+            ))
+            || (group == "storage.k8s.io" && plural == "storageclasses"),
         allow_create_on_update: matches!(
             (group, plural),
             ("", "endpoints")

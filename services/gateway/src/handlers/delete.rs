@@ -170,17 +170,22 @@ pub(crate) async fn delete_one(cx: &Ctx<'_>, name: &str, opts: &DeleteOptions) -
             ..Reply::ok(obj)
         },
         DeleteOutcome::Deleted(obj) if cx.info.strategy.returns_deleted_object => Reply::ok(obj),
-        DeleteOutcome::Deleted(obj) => Reply::ok(json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Success",
-            "details": {
-                "name": name,
-                "group": gr.group,
-                "kind": gr.resource,
-                "uid": meta_str(&obj, "uid"),
+        DeleteOutcome::Deleted(obj) => {
+            // StatusDetails' `group` is `omitempty`: none for core resources.
+            let mut details = serde_json::Map::new();
+            details.insert("name".into(), name.into());
+            if !gr.group.is_empty() {
+                details.insert("group".into(), gr.group.as_str().into());
             }
-        })),
+            details.insert("kind".into(), gr.resource.as_str().into());
+            details.insert("uid".into(), meta_str(&obj, "uid").into());
+            Reply::ok(json!({
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Success",
+                "details": details,
+            }))
+        }
     })
 }
