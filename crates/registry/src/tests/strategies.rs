@@ -11,14 +11,26 @@ fn info(group: &str, plural: &str) -> &'static ResourceInfo {
 }
 
 #[test]
-fn returns_deleted_object_for_pods_services_namespaces() {
+fn returns_deleted_object_as_kube_registries_do() {
     let with: Vec<String> = CatalogSnapshot::builtin()
         .resources()
         .iter()
         .filter(|r| r.strategy.returns_deleted_object)
         .map(|r| r.gr().to_string())
         .collect();
-    assert_eq!(with, ["namespaces", "pods", "services"]);
+    assert_eq!(
+        with,
+        [
+            "namespaces",
+            "persistentvolumeclaims",
+            "persistentvolumes",
+            "pods",
+            "resourcequotas",
+            "serviceaccounts",
+            "services",
+            "storageclasses.storage.k8s.io"
+        ]
+    );
 }
 
 #[test]
