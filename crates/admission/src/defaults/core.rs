@@ -170,6 +170,36 @@ pub(super) fn replication_controller(obj: &mut Value) {
 pub(super) fn secret(obj: &mut Value) {
     if let Some(root) = obj.as_object_mut() {
         or_set_str(root, "type", "Opaque");
+        merge_string_data(root);
+    }
+}
+
+/// kube's v1 Secret conversion: every `stringData` entry is written into
+/// `data` (base64-encoded, overriding a `data` entry of the same key) and
+/// `stringData` itself is never stored. A value that is not a string is
+/// ignored.
+fn merge_string_data(root: &mut Map<String, Value>) {
+    use base64::Engine as _;
+    let Some(string_data) = root.shift_remove("stringData") else {
+        return;
+    };
+    let Value::Object(entries) = string_data else {
+        return;
+    };
+    if entries.is_empty() {
+        return;
+    }
+    if !root.get("data").is_some_and(Value::is_object) {
+        root.insert("data".into(), Value::Object(Map::new()));
+    }
+    let Some(Value::Object(data)) = root.get_mut("data") else {
+        return;
+    };
+    for (key, value) in entries {
+        if let Value::String(text) = value {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+            data.insert(key, Value::String(encoded));
+        }
     }
 }
 

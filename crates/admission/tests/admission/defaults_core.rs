@@ -39,6 +39,29 @@ async fn secret_type_opaque() {
 }
 
 #[tokio::test]
+async fn secret_string_data_moves_into_data() {
+    let obj = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+        "data": {"a": "b2xk", "keep": "dg=="},
+        "stringData": {"a": "new", "b": "hello world"}});
+    let o = admitted(create("", "secrets", "default", obj)).await;
+    assert_eq!(
+        o["data"],
+        json!({"a": "bmV3", "keep": "dg==", "b": "aGVsbG8gd29ybGQ="})
+    );
+    assert!(o.get("stringData").is_none(), "{o}");
+
+    let old = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "u", "namespace": "default", "uid": "1", "resourceVersion": "5",
+                     "creationTimestamp": "2025-01-02T03:04:05Z"},
+        "type": "Opaque", "data": {"a": "b2xk"}});
+    let mut new = old.clone();
+    new["stringData"] = json!({"c": "x"});
+    let o = admitted(update("secrets", "default", "", new, old)).await;
+    assert_eq!(o["data"], json!({"a": "b2xk", "c": "eA=="}));
+    assert!(o.get("stringData").is_none(), "{o}");
+}
+
+#[tokio::test]
 async fn persistent_volume_defaults() {
     // The gateway has already reset the status (registry status policy).
     let obj = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
