@@ -225,7 +225,9 @@ impl FieldSelector {
         if s.trim().is_empty() {
             return Ok(FieldSelector(reqs));
         }
-        for part in s.split(',') {
+        // apimachinery's `fields.ParseSelector` skips empty terms
+        // (`a=b,` is `a=b`); label selectors do not.
+        for part in s.split(',').filter(|p| !p.is_empty()) {
             let (field, value, negate) = if let Some((f, v)) = part.split_once("!=") {
                 (f, v, true)
             } else if let Some((f, v)) = part.split_once("==") {
@@ -469,6 +471,33 @@ mod tests {
                 .unwrap_err()
                 .message,
             "\"x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+        );
+    }
+
+    #[test]
+    fn field_selector_skips_empty_terms() {
+        let pod = json!({"metadata": {"name": "kubernetes"}});
+        for sel in [
+            "metadata.name=kubernetes,",
+            ",metadata.name=kubernetes",
+            "metadata.name=kubernetes,,",
+        ] {
+            let f = FieldSelector::parse(sel, "", "pods").unwrap();
+            assert!(f.matches(&pod), "{sel}");
+            assert!(f.matches_attrs(&Attrs::of("", "pods", &pod)), "{sel}");
+        }
+        let f = FieldSelector::parse("metadata.name=other,", "", "pods").unwrap();
+        assert!(!f.matches(&pod));
+        assert_eq!(
+            FieldSelector::parse("metadata.name=kubernetes, ", "", "pods")
+                .unwrap_err()
+                .message,
+            "invalid selector: 'metadata.name=kubernetes, '; can't understand ' '"
+        );
+        // Label selectors keep rejecting an empty term.
+        assert_eq!(
+            LabelSelector::parse("app=x,").unwrap_err().message,
+            "unable to parse requirement: found '', expected: identifier"
         );
     }
 
