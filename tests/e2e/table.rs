@@ -298,6 +298,14 @@ fn kubectl_output(c: &Cluster) {
     let out = c.ok(&["get", "validatingwebhookconfigurations", "tbl-hooks"]);
     assert_eq!(header(&out), ["NAME", "WEBHOOKS", "AGE"], "{out}");
     assert_eq!(row(&out, "tbl-hooks").split_whitespace().nth(1), Some("0"));
+    // ServiceAccounts: kube's SECRETS count.
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        &format!("apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: tbl-sa, namespace: {NS}}}\nsecrets: [{{name: a}}]\n"),
+    );
+    let out = c.ok(&["get", "sa", "tbl-sa", "-n", NS]);
+    assert_eq!(header(&out), ["NAME", "SECRETS", "AGE"], "{out}");
+    assert_eq!(row(&out, "tbl-sa").split_whitespace().nth(1), Some("1"));
     let out = c.ok(&["get", "componentstatuses"]);
     assert_eq!(
         header(&out),

@@ -46,9 +46,22 @@ pub(crate) static SECRET: Printer = Printer {
 };
 
 pub(crate) static SERVICE_ACCOUNT: Printer = Printer {
-    columns: &[NAME, AGE],
-    print: print_name_age,
+    columns: &[NAME, col("Secrets", "string", SERVICE_ACCOUNT_SECRETS), AGE],
+    print: print_service_account,
 };
+
+/// `ServiceAccount.secrets`' description, as kube's printer takes it.
+const SERVICE_ACCOUNT_SECRETS: &str = "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret";
+
+/// kube's `printServiceAccount`: the name, the number of `secrets`, the age.
+fn print_service_account(o: &Value, now: Time) -> Row {
+    let secrets = arr_at(o, &["secrets"]).len() as i64;
+    Row::new(vec![
+        Value::from(name(o)),
+        Value::from(secrets),
+        age(o, now),
+    ])
+}
 
 pub(crate) static NAMESPACE: Printer = Printer {
     columns: &[
@@ -600,6 +613,17 @@ mod tests {
     use serde_json::json;
 
     use crate::table::time::test_now as now;
+
+    // kube's printServiceAccount: NAME SECRETS AGE, SECRETS a count.
+    #[test]
+    fn service_accounts() {
+        let sa = json!({"metadata": {"name": "builder", "creationTimestamp": "2024-05-01T11:59:58Z"},
+            "secrets": [{"name": "a"}, {"name": "b"}]});
+        let c = print_service_account(&sa, now()).cells;
+        assert_eq!(c, vec![json!("builder"), json!(2), json!("2s")]);
+        let names: Vec<&str> = SERVICE_ACCOUNT.columns.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["Name", "Secrets", "Age"]);
+    }
 
     // Facts from kube's printers_test.go TestPrintService.
     #[test]
