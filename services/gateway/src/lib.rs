@@ -61,6 +61,23 @@ pub struct GatewayConfig {
     pub etcd_health_check: bool,
     /// Authentication and authorization settings.
     pub auth: AuthFlags,
+    /// kube's serving certificate files (`--tls-cert-file`,
+    /// `--tls-private-key-file`): used instead of the generated one.
+    pub tls: TlsFileFlags,
+}
+
+/// kube-apiserver's serving certificate and client CA flags.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TlsFileFlags {
+    /// PEM serving certificate (chain); default: one issued by the data dir's CA.
+    #[arg(long = "tls-cert-file", env = "KEELSON_TLS_CERT_FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+    /// PEM private key of `--tls-cert-file`.
+    #[arg(long = "tls-private-key-file", env = "KEELSON_TLS_PRIVATE_KEY_FILE")]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// PEM CAs whose client certificates authenticate (besides the data dir's CA).
+    #[arg(long = "client-ca-file", env = "KEELSON_CLIENT_CA_FILE")]
+    pub client_ca_file: Option<PathBuf>,
 }
 
 /// The gateway's command-line flags, shared by `keelson` and
@@ -85,6 +102,8 @@ pub struct GatewayFlags {
     pub kubeconfig_server: Option<String>,
     #[command(flatten)]
     pub auth: AuthFlags,
+    #[command(flatten)]
+    pub tls: TlsFileFlags,
     /// `--runtime-config` and `--feature-gates`.
     #[command(flatten)]
     pub api: apiconfig::ApiFlags,
@@ -164,6 +183,7 @@ impl From<GatewayFlags> for GatewayConfig {
             kubeconfig_server: f.kubeconfig_server,
             etcd_health_check: false,
             auth: f.auth,
+            tls: f.tls,
         }
     }
 }
@@ -197,6 +217,7 @@ impl Default for GatewayConfig {
             kubeconfig_server: None,
             etcd_health_check: false,
             auth: AuthFlags::default(),
+            tls: TlsFileFlags::default(),
         }
     }
 }

@@ -155,6 +155,42 @@ pub fn load_or_create(data_dir: &Path, sans: &[String]) -> Result<Credentials, G
     })
 }
 
+/// `--tls-cert-file`/`--tls-private-key-file` replace the generated
+/// serving pair (the key in any of kube's PEM forms); returns the PEM of
+/// `--client-ca-file` (empty without it).
+pub fn apply_tls_files(
+    creds: &mut Credentials,
+    flags: &crate::TlsFileFlags,
+) -> Result<String, GatewayError> {
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| GatewayError::io(p, e));
+    match (&flags.tls_cert_file, &flags.tls_private_key_file) {
+        (Some(cert), Some(key)) => {
+            let cert_pem = read(cert)?;
+            let key_pem = read(key)?;
+            // kube's wording (tls.X509KeyPair through keyutil).
+            let key = keelson_auth::keyutil::parse_private_key_pem(&key_pem).map_err(|e| {
+                GatewayError::Tls(format!(
+                    "failed to load serving certificate and key {}/{}: {e}",
+                    cert.display(),
+                    key.display()
+                ))
+            })?;
+            creds.cert_pem = cert_pem;
+            creds.key_pem = key.to_pkcs8_pem();
+        }
+        (None, None) => {}
+        _ => {
+            return Err(GatewayError::Tls(
+                "--tls-cert-file and --tls-private-key-file must be given together".into(),
+            ))
+        }
+    }
+    match &flags.client_ca_file {
+        Some(p) => read(p),
+        None => Ok(String::new()),
+    }
+}
+
 /// The ServiceAccount token signing key: `<data-dir>/pki/sa.key`, created
 /// on first start (a P-256 key).
 pub fn service_account_key(data_dir: &Path) -> Result<PathBuf, GatewayError> {

@@ -28,7 +28,10 @@ pub struct RunningGateway {
     pub task: tokio::task::JoinHandle<()>,
 }
 
-fn tls_config(creds: &pki::Credentials) -> Result<rustls::ServerConfig, GatewayError> {
+fn tls_config(
+    creds: &pki::Credentials,
+    client_cas: &str,
+) -> Result<rustls::ServerConfig, GatewayError> {
     let certs: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut creds.cert_pem.as_bytes())
         .collect::<Result<_, _>>()
         .map_err(|e| GatewayError::Tls(e.to_string()))?;
@@ -40,7 +43,8 @@ fn tls_config(creds: &pki::Credentials) -> Result<rustls::ServerConfig, GatewayE
     // `RequestClientCert`): one signed by the cluster CA authenticates its
     // CN/O; a connection without one goes on to the other authenticators.
     let mut roots = rustls::RootCertStore::empty();
-    for ca in rustls_pemfile::certs(&mut creds.ca_pem.as_bytes()) {
+    let all_cas = format!("{}\n{client_cas}", creds.ca_pem);
+    for ca in rustls_pemfile::certs(&mut all_cas.as_bytes()) {
         let ca = ca.map_err(|e| GatewayError::Tls(e.to_string()))?;
         roots
             .add(ca)
@@ -82,8 +86,9 @@ pub(crate) async fn start(
             sans.push(s.clone());
         }
     }
-    let creds = pki::load_or_create(&config.data_dir, &sans)?;
-    let acceptor = TlsAcceptor::from(Arc::new(tls_config(&creds)?));
+    let mut creds = pki::load_or_create(&config.data_dir, &sans)?;
+    let client_cas = pki::apply_tls_files(&mut creds, &config.tls)?;
+    let acceptor = TlsAcceptor::from(Arc::new(tls_config(&creds, &client_cas)?));
     let addr = SocketAddr::new(config.bind_address, config.secure_port);
     let listener = TcpListener::bind(addr)
         .await

@@ -6,6 +6,9 @@
 //! other through the same traits the distributed services serve over gRPC.
 #![forbid(unsafe_code)]
 
+mod etcd_standin;
+mod kube_apiserver;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,9 +37,147 @@ struct Flags {
 }
 
 fn main() -> std::process::ExitCode {
-    let flags = Flags::parse();
+    // kube-apiserver / etcd personalities: argv[0]'s name or a subcommand.
+    let mut args: Vec<String> = std::env::args().collect();
+    let argv0 = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mode = match argv0.as_str() {
+        "kube-apiserver" | "etcd" => argv0.clone(),
+        _ => match args.get(1).map(String::as_str) {
+            Some(m @ ("kube-apiserver" | "etcd" | "envtest-assets")) => {
+                let m = m.to_string();
+                args.remove(1);
+                m
+            }
+            _ => String::new(),
+        },
+    };
+    let rest = args.get(1..).map(<[String]>::to_vec).unwrap_or_default();
+    match mode.as_str() {
+        "kube-apiserver" => kube_apiserver_main(rest),
+        "etcd" => keelson_runtime::main_with(
+            "etcd",
+            keelson_runtime::TelemetryOptions::default(),
+            etcd_standin::serve(rest),
+        ),
+        "envtest-assets" => envtest_assets(&rest),
+        _ => {
+            let flags = Flags::parse();
+            let telemetry = keelson_runtime::TelemetryOptions::from(&flags.tracing);
+            keelson_runtime::main_with("keelson", telemetry, run(flags))
+        }
+    }
+}
+
+/// kube's way of failing a start: `Error: ...` and exit 1.
+fn kube_error(message: impl std::fmt::Display) -> std::process::ExitCode {
+    eprintln!("Error: {message}");
+    std::process::ExitCode::FAILURE
+}
+
+fn kube_apiserver_main(args: Vec<String>) -> std::process::ExitCode {
+    let mut kube = match kube_apiserver::parse(&args) {
+        Ok(k) => k,
+        Err(e) => return kube_error(e),
+    };
+    if kube.help {
+        print!("{}", kube_apiserver::usage());
+        return std::process::ExitCode::SUCCESS;
+    }
+    for name in &kube.ignored {
+        eprintln!("W keelson: flag --{name} is accepted but not implemented by Keelson; ignored");
+    }
+    if let Err(e) = kube.finish() {
+        return kube_error(e);
+    }
+    let mut keelson_args = vec!["kube-apiserver".to_string()];
+    keelson_args.extend(kube.keelson.iter().cloned());
+    let flags = match Flags::try_parse_from(&keelson_args) {
+        Ok(f) => f,
+        Err(e) => return kube_error(e.to_string().trim_start_matches("error: ").trim()),
+    };
     let telemetry = keelson_runtime::TelemetryOptions::from(&flags.tracing);
-    keelson_runtime::main_with("keelson", telemetry, run(flags))
+    let etcd_servers = kube.etcd_servers.clone();
+    keelson_runtime::main_with("kube-apiserver", telemetry, async move {
+        let mut flags = flags;
+        // A real etcd stores the data; Keelson's stand-in means Keelson
+        // keeps it (sled in the data dir).
+        // `KEELSON_ENVTEST_STORAGE=keelson`: keep the data in Keelson even
+        // with a real etcd in `--etcd-servers`.
+        let keep = std::env::var("KEELSON_ENVTEST_STORAGE").is_ok_and(|v| v == "keelson");
+        if let Some(first) = etcd_servers.first() {
+            if keep {
+                tracing::info!("KEELSON_ENVTEST_STORAGE=keelson: not using --etcd-servers");
+            } else if kube_apiserver::is_standin(first).await {
+                tracing::info!("--etcd-servers is Keelson's etcd stand-in: storing in sled");
+            } else {
+                flags.storage.storage_backend = Some(keelson_store_service::StorageBackend::Etcd3);
+                flags.storage.etcd_servers = etcd_servers;
+            }
+        }
+        if let Err(e) = run(flags).await {
+            eprintln!("Error: {e}");
+            std::process::exit(1);
+        }
+        Ok::<(), String>(())
+    })
+}
+
+/// `keelson envtest-assets DIR`: `DIR/kube-apiserver` and `DIR/etcd` (links
+/// to this binary) and `DIR/kubectl` (a link to the kubectl on PATH), for
+/// `KUBEBUILDER_ASSETS`.
+fn envtest_assets(args: &[String]) -> std::process::ExitCode {
+    let Some(dir) = args.first() else {
+        eprintln!("usage: keelson envtest-assets DIR");
+        return std::process::ExitCode::from(2);
+    };
+    match lay_out_assets(std::path::Path::new(dir)) {
+        Ok(()) => {
+            println!("{dir}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("keelson envtest-assets: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn lay_out_assets(dir: &std::path::Path) -> Result<(), String> {
+    let io = |p: &std::path::Path, e: std::io::Error| format!("{}: {e}", p.display());
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let me = std::env::current_exe().map_err(|e| format!("this binary's path: {e}"))?;
+    let link = |target: &std::path::Path, name: &str| -> Result<(), String> {
+        let at = dir.join(name);
+        if at.symlink_metadata().is_ok() {
+            std::fs::remove_file(&at).map_err(|e| io(&at, e))?;
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(target, &at).map_err(|e| io(&at, e))
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::copy(target, &at)
+                .map(|_| ())
+                .map_err(|e| io(&at, e))
+        }
+    };
+    link(&me, "kube-apiserver")?;
+    link(&me, "etcd")?;
+    let kubectl = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("kubectl"))
+            .find(|p| p.is_file())
+    });
+    match kubectl {
+        Some(k) => link(&k, "kubectl")?,
+        None => eprintln!("keelson envtest-assets: no kubectl on PATH; DIR/kubectl not made"),
+    }
+    Ok(())
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
