@@ -221,7 +221,25 @@ pub fn run(c: &Cluster) {
     // kube's defaults, as `kubectl get -o json` shows them.
     c.ok_stdin(&["create", "-n", "e2e", "-f", "-"], DEFAULTED);
     let get = |args: &[&str]| json(&c.ok(&[args, &["-n", "e2e", "-o", "json"]].concat()));
-    assert_eq!(get(&["get", "secret", "d-secret"])["type"], "Opaque");
+    let secret = get(&["get", "secret", "d-secret"]);
+    assert_eq!(secret["type"], "Opaque");
+    // stringData is written into data (base64) and never stored.
+    assert_eq!(secret["data"], serde_json::json!({"a": "Yg=="}), "{secret}");
+    assert!(secret.get("stringData").is_none(), "{secret}");
+    for (value, encoded) in [("one", "b25l"), ("two", "dHdv")] {
+        let manifest = format!(
+            "apiVersion: v1\nkind: Secret\nmetadata: {{name: applied-secret}}\n\
+             data: {{kept: dg==}}\nstringData: {{x: {value}}}\n"
+        );
+        c.ok_stdin(&["apply", "-n", "e2e", "-f", "-"], &manifest);
+        let secret = get(&["get", "secret", "applied-secret"]);
+        assert_eq!(
+            secret["data"],
+            serde_json::json!({"kept": "dg==", "x": encoded}),
+            "{secret}"
+        );
+        assert!(secret.get("stringData").is_none(), "{secret}");
+    }
     let pc = get(&["get", "priorityclass", "d-pc"]);
     assert_eq!(pc["preemptionPolicy"], "PreemptLowerPriority");
     let pv = get(&["get", "pv", "d-pv"]);
