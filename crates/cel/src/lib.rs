@@ -16,6 +16,7 @@
 mod check;
 mod compile;
 mod escape;
+pub mod expr;
 mod eval;
 pub mod library;
 mod schema;

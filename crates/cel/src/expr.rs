@@ -1,0 +1,123 @@
+//! Standalone CEL expressions over JSON variables, as admission policies
+//! (ValidatingAdmissionPolicy) use them: compiled once, evaluated per
+//! request with kube's per-call cost limit.
+
+use crate::check::render_at;
+use crate::eval::{EvalError, Evaluator};
+use crate::value::{from_json, Key, MapData, Value};
+use cel::parser::Parser;
+use cel::IdedExpr;
+use serde_json::Value as Json;
+use std::sync::Arc;
+
+/// A parsed expression.
+#[derive(Debug, Clone)]
+pub struct Expression {
+    program: IdedExpr,
+}
+
+/// What an expression evaluated to, as far as a policy cares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+    /// Any other value, by CEL type name.
+    Other(String),
+}
+
+/// Variables bound for one evaluation (JSON values and earlier results).
+#[derive(Debug, Clone, Default)]
+pub struct Activation {
+    vars: Vec<(String, Value)>,
+    composited: MapData,
+}
+
+impl Activation {
+    /// An empty activation.
+    pub fn new() -> Activation {
+        Activation::default()
+    }
+
+    /// Binds `name` to the JSON value `v` (untyped: no schema).
+    pub fn bind(&mut self, name: &str, v: &Json) {
+        self.vars.push((name.to_string(), from_json(v, None, false)));
+    }
+
+    /// Evaluates `expr` and binds its result as `variables.<name>`; an
+    /// evaluation error is returned and the variable stays unbound.
+    pub fn bind_variable(&mut self, name: &str, expr: &Expression) -> Result<(), String> {
+        let v = self.eval_value(expr)?;
+        self.composited.insert(Key::Str(name.into()), v);
+        Ok(())
+    }
+
+    fn eval_value(&self, expr: &Expression) -> Result<Value, String> {
+        let mut vars: Vec<(&str, Value)> = self
+            .vars
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.clone()))
+            .collect();
+        vars.push((
+            "variables",
+            Value::Map(Arc::new(self.composited.clone()), false),
+        ));
+        let mut ev = Evaluator::new(vars, crate::PER_CALL_LIMIT);
+        ev.eval(&expr.program).map_err(|e| match e {
+            EvalError::Runtime(m) => m,
+            EvalError::CostLimit => e.to_string(),
+        })
+    }
+
+    /// Evaluates `expr` with these bindings.
+    pub fn eval(&self, expr: &Expression) -> Result<Outcome, String> {
+        Ok(match self.eval_value(expr)? {
+            Value::Bool(b) => Outcome::Bool(b),
+            Value::Str(s) => Outcome::Str(s.to_string()),
+            other => Outcome::Other(other.type_name().to_string()),
+        })
+    }
+}
+
+impl Expression {
+    /// Parses `src`; a syntax error is rendered as cel-go renders it.
+    pub fn compile(src: &str) -> Result<Expression, String> {
+        Parser::new()
+            .enable_optional_syntax(true)
+            .parse_with_source_info(src)
+            .map(|(program, _)| Expression { program })
+            .map_err(|errs| {
+                errs.errors
+                    .iter()
+                    .map(|e| {
+                        render_at(
+                            src,
+                            e.pos.0.max(1) as usize,
+                            (e.pos.1 - 1).max(0) as usize,
+                            &e.msg,
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evaluates_over_json_and_variables() {
+        let mut act = Activation::new();
+        act.bind("object", &serde_json::json!({"spec": {"replicas": 10}}));
+        let e = Expression::compile("object.spec.replicas").unwrap();
+        act.bind_variable("r", &e).unwrap();
+        let check = Expression::compile("variables.r <= 5").unwrap();
+        assert_eq!(act.eval(&check), Ok(Outcome::Bool(false)));
+        assert!(Expression::compile("object.spec.(").is_err());
+        let bad = Expression::compile("object.nope").unwrap();
+        assert_eq!(act.eval(&bad), Err("no such key: nope".into()));
+    }
+}
