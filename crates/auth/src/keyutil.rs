@@ -424,7 +424,9 @@ mod openssl_tests {
         }
         // A token signed with the SEC1 key verifies with only its certificate.
         let a = TokenAuthority::from_pem(&ec1, &[], DEFAULT_ISSUER, &[]).unwrap();
-        let b = TokenAuthority::from_pem(&rsa1, &[ec_cert.clone()], DEFAULT_ISSUER, &[]).unwrap();
+        let b =
+            TokenAuthority::from_pem(&rsa1, std::slice::from_ref(&ec_cert), DEFAULT_ISSUER, &[])
+                .unwrap();
         let t = a.issue_legacy("default", "sa", "uid", "secret").unwrap();
         assert!(b.verify_legacy(&t).is_some());
     }
