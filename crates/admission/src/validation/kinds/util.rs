@@ -369,8 +369,11 @@ impl<'a> Selector<'a> {
         }
         for expr in list_of(sel, "matchExpressions") {
             let have = get(str_of(expr, "key"));
-            let in_values =
-                |h: &str| list_of(expr, "values").iter().any(|v| v.as_str() == Some(h));
+            let in_values = |h: &str| {
+                list_of(expr, "values")
+                    .iter()
+                    .any(|v| v.as_str() == Some(h))
+            };
             let ok = match str_of(expr, "operator") {
                 "In" => have.is_some_and(in_values),
                 "NotIn" => !have.is_some_and(in_values),
@@ -437,5 +440,77 @@ pub(crate) fn int_or_percent_value(v: Option<&Value>) -> i64 {
         Some(Ok(i)) => i,
         Some(Err(s)) => percent_value(s).unwrap_or_else(|| s.parse().unwrap_or(0)),
         None => 0,
+    }
+}
+
+/// kube's `ValidateLabelSelector` at `path`: matchLabels, then each
+/// matchExpressions requirement.
+pub(crate) fn label_selector(sel: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = labels(obj_of(sel, "matchLabels"), &path.child("matchLabels"));
+    for (i, req) in list_of(sel, "matchExpressions").iter().enumerate() {
+        let rp = path.child("matchExpressions").index(i);
+        let values = list_of(req, "values");
+        match str_of(req, "operator") {
+            "In" | "NotIn" => {
+                if values.is_empty() {
+                    errs.push(FieldError::required(
+                        rp.child("values").as_str(),
+                        "must be specified when `operator` is 'In' or 'NotIn'",
+                    ));
+                }
+            }
+            "Exists" | "DoesNotExist" => {
+                if !values.is_empty() {
+                    errs.push(FieldError::forbidden(
+                        rp.child("values").as_str(),
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    ));
+                }
+            }
+            op => errs.push(FieldError::invalid(
+                rp.child("operator").as_str(),
+                op,
+                "not a valid selector operator",
+            )),
+        }
+        let key = str_of(req, "key");
+        errs.extend(invalid_all(
+            keelson_apimachinery::names::is_qualified_name(key),
+            &rp.child("key"),
+            key,
+        ));
+        for (j, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            errs.extend(invalid_all(
+                keelson_apimachinery::names::is_valid_label_value(v),
+                &rp.child("values").index(j),
+                v,
+            ));
+        }
+    }
+    errs
+}
+
+/// A CIDR as (address bits, width 32 or 128, prefix length), when valid.
+pub(crate) fn parse_cidr(s: &str) -> Option<(u128, u32, u32)> {
+    let (ip, len) = s.split_once('/')?;
+    let len: u32 = len.parse().ok()?;
+    match ip.parse::<std::net::IpAddr>().ok()? {
+        std::net::IpAddr::V4(a) if len <= 32 => Some((u32::from(a) as u128, 32, len)),
+        std::net::IpAddr::V6(a) if len <= 128 => Some((u128::from(a), 128, len)),
+        _ => None,
+    }
+}
+
+/// kube's `IsValidCIDRForLegacyField` (validity only) at `path`.
+pub(crate) fn cidr(s: &str, path: &Path) -> Vec<FieldError> {
+    if parse_cidr(s).is_some() {
+        Vec::new()
+    } else {
+        vec![FieldError::invalid(
+            path.as_str(),
+            s,
+            "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+        )]
     }
 }
