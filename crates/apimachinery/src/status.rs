@@ -108,6 +108,25 @@ impl ApiError {
         .with_resource(gr, name)
     }
 
+    /// kube's `NewGenerateNameConflict`: 409 `AlreadyExists` `<gr> "<name>"
+    /// already exists, the server was not able to generate a unique name for
+    /// the object`, retry after 1 s.
+    pub fn generate_name_conflict(gr: &GroupResource, name: &str) -> Self {
+        let mut e = Self::new(
+            409,
+            StatusReason::AlreadyExists,
+            format!(
+                "{} {:?} already exists, the server was not able to generate a unique name for the object",
+                gr, name
+            ),
+        )
+        .with_resource(gr, name);
+        if let Some(d) = e.details.as_mut() {
+            d.retry_after_seconds = Some(1);
+        }
+        e
+    }
+
     /// 409 Conflict `Operation cannot be fulfilled on <gr> "<name>": <msg>`.
     pub fn conflict(gr: &GroupResource, name: &str, msg: &str) -> Self {
         Self::new(

@@ -444,6 +444,47 @@ async fn delete_preconditions_use_kube_messages() {
     ));
 }
 
+/// kube's store Create: a name held by an object being deleted says so, and
+/// an object with `generateName` gets `CheckGeneratedNameError`'s wording.
+#[tokio::test]
+async fn already_exists_variants_are_kubes() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(dir.path()).await;
+    let key = cm_key("ns", "a");
+    let mut body = cm("a", "1");
+    body["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    s.create(&key, body, CreateOptions::default())
+        .await
+        .unwrap();
+    s.delete(&key, DeleteOptions::default()).await.unwrap();
+    let e = s
+        .create(&key, cm("a", "2"), CreateOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!((e.code, e.reason.as_str()), (409, "AlreadyExists"));
+    assert_eq!(
+        e.message,
+        "object is being deleted: configmaps \"a\" already exists"
+    );
+
+    s.create(&cm_key("ns", "b"), cm("b", "1"), CreateOptions::default())
+        .await
+        .unwrap();
+    let mut named = cm("b", "2");
+    named["metadata"]["generateName"] = json!("b-");
+    let e = s
+        .create(&cm_key("ns", "b"), named, CreateOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!((e.code, e.reason.as_str()), (409, "AlreadyExists"));
+    assert_eq!(
+        e.message,
+        "configmaps \"b\" already exists, the server was not able to generate a unique name for the object"
+    );
+    let d = e.details.expect("details");
+    assert_eq!((d.name.as_str(), d.retry_after_seconds), ("b", Some(1)));
+}
+
 #[tokio::test]
 async fn finalizers_hold_the_object_until_cleared() {
     let dir = tempfile::tempdir().unwrap();

@@ -169,6 +169,28 @@ impl LocalStore {
         Err(ApiError::already_exists(&key.gr, &name))
     }
 
+    /// kube's create failure for a taken name: `CheckGeneratedNameError`
+    /// (an object with `generateName` gets the generate-name conflict, as
+    /// kube words it even when the name was given), then `object is being
+    /// deleted: ` before the message when the holder is being deleted.
+    async fn already_exists(&self, key: &ObjectKey, name: &str, generate_name: &str) -> ApiError {
+        let mut err = if generate_name.is_empty() {
+            ApiError::already_exists(&key.gr, name)
+        } else {
+            ApiError::generate_name_conflict(&key.gr, name)
+        };
+        let holder = ObjectKey::new(key.gr.clone(), &key.namespace, name);
+        if let Ok(existing) = self.get(&holder).await {
+            if existing
+                .pointer("/metadata/deletionTimestamp")
+                .is_some_and(|t| !t.is_null())
+            {
+                err.message = format!("object is being deleted: {}", err.message);
+            }
+        }
+        err
+    }
+
     async fn update_object(
         &self,
         key: &ObjectKey,
@@ -275,9 +297,15 @@ impl StoreApi for LocalStore {
         if object::parse_rv(meta_str(&object, "resourceVersion")).is_some_and(|rv| rv != 0) {
             return Err(ApiError::new(500, "", object::RV_SET_ON_CREATE));
         }
+        let generate_name = meta_str(&object, "generateName").to_string();
         match self.create_object(key, object, &opts).await {
-            Err(e) if e.is_already_exists() && !key.name.is_empty() => {
-                Err(ApiError::already_exists(&key.gr, &key.name))
+            Err(e) if e.is_already_exists() => {
+                let name = if key.name.is_empty() {
+                    e.details.map(|d| d.name).unwrap_or_default()
+                } else {
+                    key.name.clone()
+                };
+                Err(self.already_exists(key, &name, &generate_name).await)
             }
             other => other,
         }
