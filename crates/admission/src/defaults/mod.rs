@@ -37,7 +37,7 @@ pub(crate) fn apply(
     old: Option<&Value>,
 ) {
     match (group, kind) {
-        ("", "Pod") => pod::pod(obj),
+        ("", "Pod") => pod::pod(obj, op, subresource),
         ("", "PodTemplate") => pod::template_at(obj, &["template"], true),
         ("", "ReplicationController") => core::replication_controller(obj),
         ("", "Service") => core::service(obj),

@@ -3,14 +3,205 @@
 
 use serde_json::{Map, Value};
 
+use keelson_api::Operation;
+
 use super::{each, object_at, or_set, or_set_str};
 
-/// A Pod: pod spec defaults plus `enableServiceLinks`.
-pub(super) fn pod(obj: &mut Value) {
-    if let Some(spec) = object_at(obj, &["spec"]) {
-        pod_spec(spec, true);
-        or_set(spec, "enableServiceLinks", true);
+/// A Pod: pod spec defaults, `enableServiceLinks`, container requests
+/// defaulted from limits (`SetDefaults_Pod`) and, on create, the
+/// `status.qosClass` kube's pod strategy computes.
+pub(super) fn pod(obj: &mut Value, op: Operation, subresource: &str) {
+    let Some(spec) = object_at(obj, &["spec"]) else {
+        return;
+    };
+    pod_spec(spec, true);
+    or_set(spec, "enableServiceLinks", true);
+    for list in ["containers", "initContainers"] {
+        for c in each(spec, list) {
+            requests_from_limits(c);
+        }
     }
+    if op == Operation::Create && subresource.is_empty() {
+        let qos = qos_class(spec);
+        if let Some(root) = obj.as_object_mut() {
+            if !root.get("status").is_some_and(Value::is_object) {
+                root.insert("status".into(), Value::Object(Map::new()));
+            }
+            if let Some(Value::Object(status)) = root.get_mut("status") {
+                status.insert("qosClass".into(), qos.into());
+            }
+        }
+    }
+}
+
+/// `SetDefaults_Pod`: a resource with a limit and no request is requested
+/// at its limit.
+fn requests_from_limits(c: &mut Map<String, Value>) {
+    let Some(Value::Object(resources)) = c.get_mut("resources") else {
+        return;
+    };
+    let Some(Value::Object(limits)) = resources.get("limits") else {
+        return;
+    };
+    let limits = limits.clone();
+    if !resources.get("requests").is_some_and(Value::is_object) {
+        resources.insert("requests".into(), Value::Object(Map::new()));
+    }
+    if let Some(Value::Object(requests)) = resources.get_mut("requests") {
+        for (name, value) in limits {
+            requests.entry(name).or_insert(value);
+        }
+    }
+}
+
+/// kube's `ComputePodQOS`: pod-level resources when the pod has them,
+/// otherwise the sums over containers and init containers, of cpu and
+/// memory only and positive quantities only.
+fn qos_class(spec: &Map<String, Value>) -> &'static str {
+    let mut requests: Vec<(&str, i128)> = Vec::new();
+    let mut limits: Vec<(&str, i128)> = Vec::new();
+    let mut guaranteed = true;
+    let add = |into: &mut Vec<(&str, i128)>, name: &'static str, n: i128| match into
+        .iter_mut()
+        .find(|(k, _)| *k == name)
+    {
+        Some((_, sum)) => *sum = sum.saturating_add(n),
+        None => into.push((name, n)),
+    };
+    let pod_level = spec
+        .get("resources")
+        .and_then(Value::as_object)
+        .filter(|r| !r.is_empty());
+    let sets: Vec<&Map<String, Value>> = match pod_level {
+        Some(r) => vec![r],
+        None => ["containers", "initContainers"]
+            .iter()
+            .filter_map(|l| spec.get(*l).and_then(Value::as_array))
+            .flatten()
+            .filter_map(|c| c.get("resources").and_then(Value::as_object))
+            .collect(),
+    };
+    let containers = match pod_level {
+        Some(_) => 0,
+        None => ["containers", "initContainers"]
+            .iter()
+            .filter_map(|l| spec.get(*l).and_then(Value::as_array))
+            .map(Vec::len)
+            .sum::<usize>(),
+    };
+    for r in &sets {
+        for (name, n) in compute_quantities(r.get("requests")) {
+            add(&mut requests, name, n);
+        }
+        let found = compute_quantities(r.get("limits"));
+        let has_limits = r
+            .get("limits")
+            .and_then(Value::as_object)
+            .is_some_and(|l| !l.is_empty());
+        // kube checks cpu and memory limits per container (for pod-level
+        // resources only when limits are given).
+        if (pod_level.is_none() || has_limits)
+            && !(found.iter().any(|(k, _)| *k == "cpu")
+                && found.iter().any(|(k, _)| *k == "memory"))
+        {
+            guaranteed = false;
+        }
+        for (name, n) in found {
+            add(&mut limits, name, n);
+        }
+    }
+    // A container without a resources object has no limits either.
+    if pod_level.is_none() && sets.len() < containers {
+        guaranteed = false;
+    }
+    if requests.is_empty() && limits.is_empty() {
+        return "BestEffort";
+    }
+    if guaranteed
+        && requests.len() == limits.len()
+        && requests
+            .iter()
+            .all(|(k, v)| limits.iter().any(|(lk, lv)| lk == k && lv == v))
+    {
+        return "Guaranteed";
+    }
+    "Burstable"
+}
+
+/// The positive cpu and memory quantities of a resource list, in
+/// nano-units.
+fn compute_quantities(list: Option<&Value>) -> Vec<(&'static str, i128)> {
+    let Some(list) = list.and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    ["cpu", "memory"]
+        .into_iter()
+        .filter_map(|name| {
+            let n = match list.get(name)? {
+                Value::String(s) => quantity_nanos(s)?,
+                Value::Number(n) => quantity_nanos(&n.to_string())?,
+                _ => return None,
+            };
+            (n > 0).then_some((name, n))
+        })
+        .collect()
+}
+
+/// An apimachinery quantity in nano-units (sub-nano precision rounds up),
+/// or `None` when it does not parse or does not fit.
+fn quantity_nanos(s: &str) -> Option<i128> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
+        .unwrap_or(s.len());
+    let (num, suffix) = s.split_at(end);
+    let (exp10, shift): (i32, u32) = match suffix {
+        "" => (0, 0),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        e if e.starts_with(['e', 'E']) => (e[1..].parse().ok()?, 0),
+        _ => return None,
+    };
+    let negative = num.starts_with('-');
+    let digits = num.trim_start_matches(['+', '-']);
+    let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let mut mantissa: i128 = 0;
+    for c in int_part.chars().chain(frac_part.chars()) {
+        mantissa = mantissa
+            .checked_mul(10)?
+            .checked_add(i128::from(c.to_digit(10)?))?;
+    }
+    mantissa = mantissa.checked_mul(1i128.checked_shl(shift)?)?;
+    let mut scale = 9 + exp10 - i32::try_from(frac_part.len()).ok()?;
+    while scale > 0 {
+        mantissa = mantissa.checked_mul(10)?;
+        scale -= 1;
+    }
+    while scale < 0 {
+        let rest = mantissa % 10;
+        mantissa /= 10;
+        if rest != 0 {
+            mantissa += 1;
+        }
+        scale += 1;
+    }
+    Some(if negative { -mantissa } else { mantissa })
 }
 
 /// A pod template at `path` (e.g. `["spec", "template"]`); `restart_always`

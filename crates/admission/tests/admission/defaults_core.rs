@@ -337,3 +337,84 @@ async fn kinds_without_visible_defaults_are_unchanged() {
         assert_eq!(o, obj, "{resource}");
     }
 }
+
+/// A pod with `containers` (and `initContainers`) as given.
+fn pod(containers: Value, init: Option<Value>) -> AdmissionRequest {
+    let mut spec = json!({"containers": containers});
+    if let Some(init) = init {
+        spec["initContainers"] = init;
+    }
+    let obj = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": spec, "status": {"phase": "Pending"}});
+    create("", "pods", "default", obj)
+}
+
+#[tokio::test]
+async fn pod_qos_class_on_create() {
+    let both = json!({"cpu": "100m", "memory": "64Mi"});
+    let cases = [
+        // No requests or limits anywhere.
+        (json!([{"name": "a", "image": "x"}]), None, "BestEffort"),
+        // Limits only: requests default to them.
+        (
+            json!([{"name": "a", "image": "x", "resources": {"limits": both}}]),
+            None,
+            "Guaranteed",
+        ),
+        // Equal quantities written differently.
+        (
+            json!([{"name": "a", "image": "x", "resources": {
+                "limits": {"cpu": "0.1", "memory": "64Mi"},
+                "requests": {"cpu": "100m", "memory": "67108864"}}}]),
+            None,
+            "Guaranteed",
+        ),
+        // Requests below limits.
+        (
+            json!([{"name": "a", "image": "x", "resources": {
+                "limits": both, "requests": {"cpu": "50m"}}}]),
+            None,
+            "Burstable",
+        ),
+        // Only a memory limit.
+        (
+            json!([{"name": "a", "image": "x", "resources": {"limits": {"memory": "1Gi"}}}]),
+            None,
+            "Burstable",
+        ),
+        // One container without resources.
+        (
+            json!([{"name": "a", "image": "x", "resources": {"limits": both}},
+                   {"name": "b", "image": "x"}]),
+            None,
+            "Burstable",
+        ),
+        // An init container without resources.
+        (
+            json!([{"name": "a", "image": "x", "resources": {"limits": both}}]),
+            Some(json!([{"name": "i", "image": "x"}])),
+            "Burstable",
+        ),
+        // Only a request of a resource QoS ignores.
+        (
+            json!([{"name": "a", "image": "x", "resources": {
+                "requests": {"ephemeral-storage": "1Gi"}}}]),
+            None,
+            "BestEffort",
+        ),
+    ];
+    for (containers, init, want) in cases {
+        let o = admitted(pod(containers.clone(), init)).await;
+        assert_eq!(o["status"]["qosClass"], want, "{containers}");
+        assert_eq!(o["status"]["phase"], "Pending");
+    }
+    let o = admitted(pod(
+        json!([{"name": "a", "image": "x", "resources": {"limits": both}}]),
+        None,
+    ))
+    .await;
+    assert_eq!(
+        o["spec"]["containers"][0]["resources"]["requests"],
+        json!({"cpu": "100m", "memory": "64Mi"})
+    );
+}
