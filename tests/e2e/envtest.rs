@@ -541,3 +541,32 @@ fn service_account_keys_in_kube_formats() {
         "{err}"
     );
 }
+
+/// Without envtest's certificates, kube's behaviour: a self-signed
+/// `apiserver.crt`/`apiserver.key` is written into `--cert-dir` and served.
+#[test]
+fn cert_dir_gets_a_self_signed_pair() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = free_port();
+    let mut api = spawn(
+        Path::new(KEELSON),
+        &[
+            "kube-apiserver".into(),
+            format!("--cert-dir={}", dir.path().display()),
+            format!("--secure-port={port}"),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !dir.path().join("apiserver.key").exists() {
+        assert!(Instant::now() < deadline, "no apiserver.key");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let p = Prepared {
+        serving_ca: std::fs::read_to_string(dir.path().join("apiserver.crt")).expect("crt"),
+        kubeconfig: dir.path().join("unused"),
+        dir,
+        port,
+    };
+    wait_healthz(&p, &mut api);
+}
