@@ -507,3 +507,34 @@ fn crd_group_versions_in_kube_priority_order() {
     assert_eq!(group["versions"][1]["version"], "v1beta1", "{group}");
     assert_eq!(group["preferredVersion"]["version"], "v1", "{group}");
 }
+
+/// A scale subresource without `labelSelectorPath`: kube's Scale has no
+/// `status.selector`, and `kubectl scale` works.
+#[test]
+fn scale_without_label_selector_path() {
+    let c = Cluster::start(Mode::Embedded);
+    let crd = FREEFORM
+        .replace("things.free", "pumps.scale")
+        .replace("free.example.com", "scale.example.com")
+        .replace(
+            "{plural: things, singular: thing, kind: Thing, listKind: ThingList}",
+            "{plural: pumps, singular: pump, kind: Pump, listKind: PumpList}",
+        )
+        .replace(
+            "    storage: true\n",
+            "    storage: true\n    subresources:\n      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}\n",
+        );
+    establish(&c, &crd, "pumps.scale.example.com");
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: scale.example.com/v1\nkind: Pump\nmetadata: {name: p1, namespace: default}\nspec: {replicas: 1}\n",
+    );
+    c.ok(&["scale", "pump", "p1", "--replicas=3"]);
+    let scale = json(&c.ok(&[
+        "get",
+        "--raw",
+        "/apis/scale.example.com/v1/namespaces/default/pumps/p1/scale",
+    ]));
+    assert_eq!(scale["spec"]["replicas"], 3, "{scale}");
+    assert!(scale["status"].get("selector").is_none(), "{scale}");
+}

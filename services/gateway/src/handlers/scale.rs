@@ -46,6 +46,11 @@ fn set_at(obj: &mut Value, pointer: &str, value: Value) {
 }
 /// The label selector string of a workload, as the Scale status shows it.
 fn selector_string(obj: &Value, paths: &ScalePaths) -> String {
+    // A CRD without labelSelectorPath: kube's Scale has no selector (an
+    // empty pointer would name the whole object).
+    if paths.label_selector.is_empty() {
+        return String::new();
+    }
     let sel = obj.pointer(&paths.label_selector);
     // A CRD's labelSelectorPath names a selector already in string form.
     if let Some(Value::String(s)) = sel {
