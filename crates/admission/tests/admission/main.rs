@@ -9,3 +9,5 @@ mod defaults_groups;
 mod lifecycle;
 mod support;
 mod validate;
+mod validate_workloads;
+mod validate_kinds;

@@ -4,8 +4,9 @@ use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
 
 use super::util::{
-    immutable, int_of, int_or_percent_value, nonnegative, not_more_than_100_percent, obj_of,
-    positive_int_or_percent, str_of, validate_label_selector, Selector,
+    go_map, go_selector, go_struct, immutable, int_of, int_or_percent_value, nonnegative,
+    not_more_than_100_percent, obj_of, positive_int_or_percent, str_of, validate_label_selector,
+    Selector,
 };
 use super::{Path, Write};
 
@@ -51,7 +52,11 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
                 &Path::new("revision"),
             ));
             if let Some(old) = w.old() {
-                e.extend(immutable(obj.get("data"), old.get("data"), &Path::new("data")));
+                e.extend(immutable(
+                    obj.get("data"),
+                    old.get("data"),
+                    &Path::new("data"),
+                ));
             }
             return e;
         }
@@ -62,7 +67,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     {
         if kind != "StatefulSet" {
             errs.extend(immutable(
-                spec.get("selector"),
+                spec.get("selector").map(go_selector).as_ref(),
                 old.get("selector"),
                 &p.child("selector"),
             ));
@@ -71,12 +76,22 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     errs
 }
 
+/// An update strategy as kube prints it: `type`, then `rollingUpdate`
+/// with its fields in `ru_fields` order.
+fn strategy_value(s: &Value, ru_fields: &[&str]) -> Value {
+    let mut v = go_struct(s, &["type", "rollingUpdate"]);
+    if let Some(ru) = v.get_mut("rollingUpdate") {
+        *ru = go_struct(ru, ru_fields);
+    }
+    v
+}
+
 fn labels_of(template: &Value) -> Option<&Map<String, Value>> {
     template.get("metadata").and_then(|m| obj_of(m, "labels"))
 }
 
 fn labels_value(template: &Value) -> Value {
-    labels_of(template).map_or(Value::Null, |l| Value::Object(l.clone()))
+    labels_of(template).map_or(Value::Null, |l| go_map(&Value::Object(l.clone())))
 }
 
 fn pod_spec(template: &Value) -> &Value {
@@ -90,11 +105,15 @@ fn selector_errors(spec: &Value, p: &Path, what: &str) -> Vec<FieldError> {
     match spec.get("selector").filter(|s| s.is_object()) {
         None => errs.push(FieldError::required(p.child("selector").as_str(), "")),
         Some(sel) => {
-            errs.extend(validate_label_selector(Some(sel), false, &p.child("selector")));
+            errs.extend(validate_label_selector(
+                Some(sel),
+                false,
+                &p.child("selector"),
+            ));
             if Selector::of(Some(sel)).is_ok_and(|s| s.is_empty()) {
                 errs.push(FieldError::invalid(
                     p.child("selector").as_str(),
-                    sel.clone(),
+                    go_selector(sel),
                     &format!("empty selector is invalid for {what}"),
                 ));
             }
@@ -120,7 +139,10 @@ fn pod_template_for_replica_set(
     }
     errs.extend(super::core_pod::validate_pod_template_spec(template, p, w));
     errs.extend(restart_always(template, p));
-    if pod_spec(template).get("activeDeadlineSeconds").is_some_and(|v| !v.is_null()) {
+    if pod_spec(template)
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
         errs.push(FieldError::forbidden(
             p.child("spec").child("activeDeadlineSeconds").as_str(),
             "activeDeadlineSeconds in ReplicaSet is not Supported",
@@ -150,7 +172,7 @@ fn validate_deployment_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldEr
     match Selector::of(spec.get("selector")) {
         Err(()) => errs.push(FieldError::invalid(
             p.child("selector").as_str(),
-            spec.get("selector").cloned().unwrap_or(Value::Null),
+            spec.get("selector").map_or(Value::Null, go_selector),
             "invalid label selector",
         )),
         Ok(sel) => errs.extend(pod_template_for_replica_set(
@@ -218,7 +240,7 @@ fn validate_deployment_strategy(strategy: &Value, p: &Path) -> Vec<FieldError> {
         },
         _ => errs.push(FieldError::not_supported(
             p.as_str(),
-            strategy.clone(),
+            strategy_value(strategy, &["maxUnavailable", "maxSurge"]),
             &["Recreate", "RollingUpdate"],
         )),
     }
@@ -236,7 +258,7 @@ fn validate_replica_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldE
     match Selector::of(spec.get("selector")) {
         Err(()) => errs.push(FieldError::invalid(
             p.child("selector").as_str(),
-            spec.get("selector").cloned().unwrap_or(Value::Null),
+            spec.get("selector").map_or(Value::Null, go_selector),
             "invalid label selector",
         )),
         Ok(sel) => errs.extend(pod_template_for_replica_set(
@@ -273,7 +295,7 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
             if let Some(ru) = ru {
                 errs.push(FieldError::invalid(
                     usp.child("rollingUpdate").as_str(),
-                    ru.clone(),
+                    go_struct(ru, &["partition", "maxUnavailable"]),
                     "only allowed for updateStrategy 'RollingUpdate'",
                 ));
             }
@@ -289,11 +311,7 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
                     let mp = rp.child("maxUnavailable");
                     errs.extend(positive_int_or_percent(Some(mu), &mp));
                     if int_or_percent_value(Some(mu)) == 0 {
-                        errs.push(FieldError::invalid(
-                            mp.as_str(),
-                            mu.clone(),
-                            "cannot be 0",
-                        ));
+                        errs.push(FieldError::invalid(mp.as_str(), mu.clone(), "cannot be 0"));
                     } else {
                         errs.extend(not_more_than_100_percent(Some(mu), &mp));
                     }
@@ -302,7 +320,7 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
         }
         _ => errs.push(FieldError::invalid(
             usp.as_str(),
-            us.clone(),
+            strategy_value(us, &["partition", "maxUnavailable"]),
             "must be 'RollingUpdate' or 'OnDelete'",
         )),
     }
@@ -342,7 +360,7 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
     match Selector::of(spec.get("selector")) {
         Err(()) => errs.push(FieldError::invalid(
             p.child("selector").as_str(),
-            spec.get("selector").cloned().unwrap_or(Value::Null),
+            spec.get("selector").map_or(Value::Null, go_selector),
             "",
         )),
         Ok(sel) => {
@@ -353,11 +371,16 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
                     "`selector` does not match template `labels`",
                 ));
             }
-            errs.extend(super::core_pod::validate_pod_template_spec(template, &tp, w));
+            errs.extend(super::core_pod::validate_pod_template_spec(
+                template, &tp, w,
+            ));
         }
     }
     errs.extend(restart_always(template, &tp));
-    if pod_spec(template).get("activeDeadlineSeconds").is_some_and(|v| !v.is_null()) {
+    if pod_spec(template)
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
         errs.push(FieldError::forbidden(
             tp.child("spec").child("activeDeadlineSeconds").as_str(),
             "activeDeadlineSeconds in StatefulSet is not Supported",
@@ -407,14 +430,19 @@ fn validate_daemon_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldEr
         if sel_v.is_some() && sel.is_empty() {
             errs.push(FieldError::invalid(
                 p.child("selector").as_str(),
-                sel_v.cloned().unwrap_or(Value::Null),
+                sel_v.map_or(Value::Null, go_selector),
                 "empty selector is invalid for daemonset",
             ));
         }
     }
-    errs.extend(super::core_pod::validate_pod_template_spec(template, &tp, w));
+    errs.extend(super::core_pod::validate_pod_template_spec(
+        template, &tp, w,
+    ));
     errs.extend(restart_always(template, &tp));
-    if pod_spec(template).get("activeDeadlineSeconds").is_some_and(|v| !v.is_null()) {
+    if pod_spec(template)
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
         errs.push(FieldError::forbidden(
             tp.child("spec").child("activeDeadlineSeconds").as_str(),
             "activeDeadlineSeconds in DaemonSet is not Supported",
@@ -429,7 +457,10 @@ fn validate_daemon_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldEr
     match str_of(us, "type") {
         "OnDelete" => {}
         "RollingUpdate" => match us.get("rollingUpdate").filter(|v| !v.is_null()) {
-            None => errs.push(FieldError::required(usp.child("rollingUpdate").as_str(), "")),
+            None => errs.push(FieldError::required(
+                usp.child("rollingUpdate").as_str(),
+                "",
+            )),
             Some(ru) => {
                 let rp = usp.child("rollingUpdate");
                 let (mu, ms) = (ru.get("maxUnavailable"), ru.get("maxSurge"));
@@ -455,7 +486,7 @@ fn validate_daemon_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldEr
         },
         _ => errs.push(FieldError::not_supported(
             usp.as_str(),
-            us.clone(),
+            strategy_value(us, &["maxUnavailable", "maxSurge"]),
             &["RollingUpdate", "OnDelete"],
         )),
     }
@@ -479,7 +510,8 @@ fn nonneg_fields(status: &Value, p: &Path, fields: &[&str]) -> Vec<FieldError> {
 /// `<f> > <than>` as kube's `cannot be greater than` errors.
 fn not_greater(status: &Value, p: &Path, f: &str, than: &str, msg: &str) -> Option<FieldError> {
     let v = int_of(status, f).unwrap_or(0);
-    (v > int_of(status, than).unwrap_or(0)).then(|| FieldError::invalid(p.child(f).as_str(), v, msg))
+    (v > int_of(status, than).unwrap_or(0))
+        .then(|| FieldError::invalid(p.child(f).as_str(), v, msg))
 }
 
 /// kube's `ValidateDeploymentStatus`.

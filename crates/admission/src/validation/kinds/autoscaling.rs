@@ -118,7 +118,13 @@ fn validate_cross_version_ref(r: &Value, p: &Path) -> Vec<FieldError> {
     errs
 }
 
-const METRIC_TYPES: [&str; 5] = ["ContainerResource", "External", "Object", "Pods", "Resource"];
+const METRIC_TYPES: [&str; 5] = [
+    "ContainerResource",
+    "External",
+    "Object",
+    "Pods",
+    "Resource",
+];
 
 /// kube's `validateMetrics` (the metric source type, its presence, and the
 /// Resource / ContainerResource targets).
@@ -148,10 +154,16 @@ fn validate_metrics(metrics: &[Value], p: &Path) -> Vec<FieldError> {
                 ""
             }
         };
-        let present: Vec<&str> = ["containerResource", "external", "object", "pods", "resource"]
-            .into_iter()
-            .filter(|f| m.get(*f).is_some_and(|v| !v.is_null()))
-            .collect();
+        let present: Vec<&str> = [
+            "containerResource",
+            "external",
+            "object",
+            "pods",
+            "resource",
+        ]
+        .into_iter()
+        .filter(|f| m.get(*f).is_some_and(|v| !v.is_null()))
+        .collect();
         if let Some(src) = m.get("resource").filter(|v| v.is_object()) {
             if present.len() == 1 {
                 errs.extend(validate_resource_source(src, &mp.child("resource"), false));
@@ -295,7 +307,10 @@ fn validate_scaling_rules(rules: &Value, p: &Path) -> Vec<FieldError> {
         }
     }
     let pp = p.child("policies");
-    if rules.get("policies").is_some_and(|v| v.as_array().is_some_and(Vec::is_empty)) {
+    if rules
+        .get("policies")
+        .is_some_and(|v| v.as_array().is_some_and(Vec::is_empty))
+    {
         errs.push(FieldError::required(
             pp.as_str(),
             "must specify at least one Policy",

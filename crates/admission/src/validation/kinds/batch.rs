@@ -3,8 +3,8 @@
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
 
+use super::util::{go_map, validate_label_selector, Selector};
 use super::util::{immutable, int_of, invalid_omit, list_of, nonnegative, obj_of, str_of};
-use super::util::{validate_label_selector, Selector};
 use super::{Path, Write};
 
 /// The errors of one object of this group's `kind`; none for kinds
@@ -31,10 +31,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         }
         "CronJob" => {
             let mut errs = validate_cron_job_spec(spec, old_spec, &p, w);
-            let name = obj
-                .get("metadata")
-                .map(|m| str_of(m, "name"))
-                .unwrap_or("");
+            let name = obj.get("metadata").map(|m| str_of(m, "name")).unwrap_or("");
             if w.old().is_none() && name.len() > 52 {
                 errs.push(FieldError::invalid(
                     "metadata.name",
@@ -59,10 +56,7 @@ fn indexed_hostname(obj: &Value, spec: &Value) -> Vec<FieldError> {
     if str_of(spec, "completionMode") != "Indexed" || completions <= 0 {
         return Vec::new();
     }
-    let name = obj
-        .get("metadata")
-        .map(|m| str_of(m, "name"))
-        .unwrap_or("");
+    let name = obj.get("metadata").map(|m| str_of(m, "name")).unwrap_or("");
     let host = format!("{name}-{}", completions - 1);
     if keelson_apimachinery::names::is_dns1123_label(&host).is_empty() {
         return Vec::new();
@@ -143,7 +137,9 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldError> {
         ));
     }
     let tp = p.child("template");
-    errs.extend(super::core_pod::validate_pod_template_spec(template, &tp, w));
+    errs.extend(super::core_pod::validate_pod_template_spec(
+        template, &tp, w,
+    ));
     let rp_path = tp.child("spec").child("restartPolicy");
     let rp = template
         .get("spec")
@@ -175,13 +171,17 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldError> {
         None if manual => errs.push(FieldError::required(p.child("selector").as_str(), "")),
         None => {}
         Some(s) => {
-            errs.extend(validate_label_selector(Some(s), false, &p.child("selector")));
+            errs.extend(validate_label_selector(
+                Some(s),
+                false,
+                &p.child("selector"),
+            ));
             if let Ok(selector) = Selector::of(Some(s)) {
                 if !selector.matches(template_labels(template)) {
                     errs.push(FieldError::invalid(
                         tp.child("metadata").child("labels").as_str(),
                         template_labels(template)
-                            .map_or(Value::Null, |l| Value::Object(l.clone())),
+                            .map_or(Value::Null, |l| go_map(&Value::Object(l.clone()))),
                         "`selector` does not match template `labels`",
                     ));
                 }
@@ -353,13 +353,22 @@ fn validate_pod_failure_policy(
 }
 
 /// kube's `ValidateJobSpecUpdate` (the immutable fields).
-fn validate_job_spec_update(spec: &Value, old: &Value, old_obj: &Value, p: &Path) -> Vec<FieldError> {
+fn validate_job_spec_update(
+    spec: &Value,
+    old: &Value,
+    old_obj: &Value,
+    p: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     // completions: immutable except for Indexed Jobs changed with parallelism.
     let cp = p.child("completions");
     let indexed = str_of(spec, "completionMode") == "Indexed";
     if !indexed {
-        errs.extend(immutable(spec.get("completions"), old.get("completions"), &cp));
+        errs.extend(immutable(
+            spec.get("completions"),
+            old.get("completions"),
+            &cp,
+        ));
     } else if let Some(c) = int_of(spec, "completions") {
         if Some(c) != int_of(old, "completions") && Some(c) != int_of(spec, "parallelism") {
             errs.push(FieldError::invalid(
@@ -378,34 +387,40 @@ fn validate_job_spec_update(spec: &Value, old: &Value, old_obj: &Value, p: &Path
     // scheduling directives, labels and annotations.
     let null = Value::Null;
     let new_t = spec.get("template").unwrap_or(&null);
-    let mut old_t = old.get("template").cloned().unwrap_or(Value::Null);
+    let old_t = old.get("template").unwrap_or(&null);
     let suspended = old.get("suspend").and_then(Value::as_bool) == Some(true);
     let started = old_obj
         .get("status")
         .is_some_and(|s| s.get("startTime").is_some_and(|v| !v.is_null()));
-    if suspended && !started {
-        if let Some(o) = old_t.as_object_mut() {
-            let meta = o.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-            if let Some(m) = meta.as_object_mut() {
-                for f in ["labels", "annotations"] {
-                    match new_t.get("metadata").and_then(|nm| nm.get(f)) {
-                        Some(v) => m.insert(f.into(), v.clone()),
-                        None => m.remove(f),
-                    };
+    let mutable_scheduling = suspended && !started;
+    let strip = |t: &Value| -> Value {
+        let mut t = t.clone();
+        if let (true, Some(o)) = (mutable_scheduling, t.as_object_mut()) {
+            if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.remove("labels");
+                m.remove("annotations");
+            }
+            if let Some(s) = o.get_mut("spec").and_then(Value::as_object_mut) {
+                for f in ["nodeSelector", "tolerations", "schedulingGates", "affinity"] {
+                    s.remove(f);
                 }
             }
-            let ps = o.entry("spec").or_insert_with(|| Value::Object(Map::new()));
-            if let Some(s) = ps.as_object_mut() {
-                for f in ["nodeSelector", "tolerations", "schedulingGates", "affinity"] {
-                    match new_t.get("spec").and_then(|ns| ns.get(f)) {
-                        Some(v) => s.insert(f.into(), v.clone()),
-                        None => s.remove(f),
-                    };
-                }
+            if o.get("metadata")
+                .and_then(Value::as_object)
+                .is_some_and(Map::is_empty)
+            {
+                o.remove("metadata");
             }
         }
+        t
+    };
+    if strip(new_t) != strip(old_t) {
+        errs.push(FieldError::invalid(
+            p.child("template").as_str(),
+            new_t.clone(),
+            "field is immutable",
+        ));
     }
-    errs.extend(immutable(Some(new_t), Some(&old_t), &p.child("template")));
     for f in [
         "completionMode",
         "podFailurePolicy",
@@ -670,9 +685,7 @@ fn cron_range(expr: &str, min: u64, max: u64, names: &[&str], base: u64) -> Resu
         ));
     }
     if step == 0 {
-        return Err(format!(
-            "step of range should be a positive number: {expr}"
-        ));
+        return Err(format!("step of range should be a positive number: {expr}"));
     }
     Ok(())
 }
@@ -700,7 +713,10 @@ fn go_duration_ok(s: &str) -> bool {
         while i < b.len() && !(b[i].is_ascii_digit() || b[i] == b'.') {
             i += 1;
         }
-        if !matches!(&s[unit_start..i], "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h") {
+        if !matches!(
+            &s[unit_start..i],
+            "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h"
+        ) {
             return false;
         }
     }
@@ -725,13 +741,19 @@ mod tests {
         }
         let err = |s| parse_standard_cron(s).unwrap_err();
         assert_eq!(err("bad"), "expected exactly 5 fields, found 1: [bad]");
-        assert_eq!(err("60 * * * *"), "end of range (60) above maximum (59): 60");
+        assert_eq!(
+            err("60 * * * *"),
+            "end of range (60) above maximum (59): 60"
+        );
         assert_eq!(err("* * * * 7"), "end of range (7) above maximum (6): 7");
         assert_eq!(
             err("x * * * *"),
             "failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax"
         );
         assert_eq!(err("@often"), "unrecognized descriptor: @often");
-        assert_eq!(err("5-1 * * * *"), "beginning of range (5) beyond end of range (1): 5-1");
+        assert_eq!(
+            err("5-1 * * * *"),
+            "beginning of range (5) beyond end of range (1): 5-1"
+        );
     }
 }

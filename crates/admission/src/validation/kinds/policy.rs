@@ -4,7 +4,7 @@ use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
 use super::util::{
-    int_of, nonnegative, not_more_than_100_percent, positive_int_or_percent,
+    go_struct, int_of, nonnegative, not_more_than_100_percent, positive_int_or_percent,
     validate_label_selector,
 };
 use super::{Path, Write};
@@ -51,7 +51,15 @@ fn validate_pdb_spec(spec: &Value, p: &Path, allow_invalid: bool) -> Vec<FieldEr
     if min.is_some() && max.is_some() {
         errs.push(FieldError::invalid(
             p.as_str(),
-            spec.clone(),
+            go_struct(
+                spec,
+                &[
+                    "minAvailable",
+                    "selector",
+                    "maxUnavailable",
+                    "unhealthyPodEvictionPolicy",
+                ],
+            ),
             "minAvailable and maxUnavailable cannot be both set",
         ));
     }
@@ -66,7 +74,10 @@ fn validate_pdb_spec(spec: &Value, p: &Path, allow_invalid: bool) -> Vec<FieldEr
         allow_invalid,
         &p.child("selector"),
     ));
-    if let Some(pol) = spec.get("unhealthyPodEvictionPolicy").and_then(Value::as_str) {
+    if let Some(pol) = spec
+        .get("unhealthyPodEvictionPolicy")
+        .and_then(Value::as_str)
+    {
         if pol != "AlwaysAllow" && pol != "IfHealthyBudget" {
             errs.push(FieldError::not_supported(
                 p.child("unhealthyPodEvictionPolicy").as_str(),

@@ -514,3 +514,55 @@ pub(crate) fn cidr(s: &str, path: &Path) -> Vec<FieldError> {
         )]
     }
 }
+
+/// A Go map as `encoding/json` prints it: keys sorted.
+pub(crate) fn go_map(v: &Value) -> Value {
+    match v.as_object() {
+        Some(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), m[k].clone()))
+                    .collect(),
+            )
+        }
+        None => v.clone(),
+    }
+}
+
+/// A Go struct as `encoding/json` prints it: its fields in declaration
+/// order (`fields`), any others after.
+pub(crate) fn go_struct(v: &Value, fields: &[&str]) -> Value {
+    let Some(m) = v.as_object() else {
+        return v.clone();
+    };
+    let mut out = Map::new();
+    for f in fields {
+        if let Some(x) = m.get(*f) {
+            out.insert((*f).to_string(), x.clone());
+        }
+    }
+    for (k, x) in m {
+        if !out.contains_key(k) {
+            out.insert(k.clone(), x.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A `metav1.LabelSelector` as kube prints it in a field error.
+pub(crate) fn go_selector(v: &Value) -> Value {
+    let mut sel = go_struct(v, &["matchLabels", "matchExpressions"]);
+    if let Some(m) = sel.as_object_mut() {
+        if let Some(ml) = m.get_mut("matchLabels") {
+            *ml = go_map(ml);
+        }
+        if let Some(Value::Array(exprs)) = m.get_mut("matchExpressions") {
+            for e in exprs.iter_mut() {
+                *e = go_struct(e, &["key", "operator", "values"]);
+            }
+        }
+    }
+    sel
+}
