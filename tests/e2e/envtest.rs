@@ -383,6 +383,12 @@ fn unknown_and_unimplemented_flags() {
         String::from_utf8_lossy(&out.stderr).trim(),
         "Error: unknown flag: --no-such-flag"
     );
+    let out = Command::new(KEELSON)
+        .args(["kube-apiserver", "--version"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Kubernetes v1.34.1\n");
     let p = prepare();
     let d = p.dir.path().display().to_string();
     // A malformed signing key stops the start after the warnings.

@@ -52,6 +52,7 @@ const SPECIAL: &[&str] = &[
     "authorization-mode",
     "service-account-issuer",
     "help",
+    "version",
 ];
 
 /// kube-apiserver flags Keelson accepts and ignores (with a warning).
@@ -152,6 +153,7 @@ const BOOLEAN: &[&str] = &[
     "enable-priority-and-fairness",
     "help",
     "permit-port-sharing",
+    "version",
     "profiling",
     "service-account-extend-token-expiration",
     "service-account-lookup",
@@ -167,6 +169,8 @@ pub struct KubeArgs {
     pub ignored: Vec<String>,
     /// `--help`.
     pub help: bool,
+    /// `--version`.
+    pub version: bool,
     /// `--cert-dir`.
     pub cert_dir: Option<PathBuf>,
     /// `--etcd-servers`.
@@ -186,6 +190,14 @@ pub fn parse(args: &[String]) -> Result<KubeArgs, String> {
         let Some(body) = arg.strip_prefix("--") else {
             if arg == "-h" {
                 out.help = true;
+                continue;
+            }
+            // klog's `-v` (kube-apiserver's only other shorthand).
+            if arg == "-v" || arg.starts_with("-v=") {
+                if arg == "-v" {
+                    i += 1;
+                }
+                out.ignored.push("v".into());
                 continue;
             }
             if let Some(short) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
@@ -218,6 +230,7 @@ pub fn parse(args: &[String]) -> Result<KubeArgs, String> {
         };
         match name.as_str() {
             "help" => out.help = value != "false",
+            "version" => out.version = value != "false",
             "cert-dir" => out.cert_dir = Some(PathBuf::from(value)),
             "etcd-servers" => out
                 .etcd_servers
@@ -385,6 +398,13 @@ mod tests {
             parse(&args(&["--nope=1"])).unwrap_err(),
             "unknown flag: --nope"
         );
+        assert_eq!(
+            parse(&args(&["-x"])).unwrap_err(),
+            "unknown shorthand flag: 'x' in -x"
+        );
+        let k = parse(&args(&["-v", "4", "--version"])).unwrap();
+        assert!(k.version && k.keelson.is_empty());
+        assert_eq!(k.ignored, args(&["v"]));
         let k = parse(&args(&[
             "--allow-privileged",
             "--secure-port",

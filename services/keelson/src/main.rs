@@ -87,6 +87,10 @@ fn kube_apiserver_main(args: Vec<String>) -> std::process::ExitCode {
         print!("{}", kube_apiserver::usage());
         return std::process::ExitCode::SUCCESS;
     }
+    if kube.version {
+        println!("Kubernetes {}", keelson_discovery::GIT_VERSION);
+        return std::process::ExitCode::SUCCESS;
+    }
     for name in &kube.ignored {
         eprintln!("W keelson: flag --{name} is accepted but not implemented by Keelson; ignored");
     }
