@@ -9,6 +9,7 @@ mod custom;
 mod decode;
 mod defaults;
 mod lifecycle;
+mod policy;
 mod schema;
 mod validation;
 
@@ -40,6 +41,8 @@ pub struct LocalAdmission {
     schemas: keelson_apiextensions::SchemaCache,
     /// NamespaceLifecycle's view of the namespaces.
     namespaces: lifecycle::Namespaces,
+    /// ValidatingAdmissionPolicies and their bindings.
+    policies: policy::Policies,
 }
 
 impl LocalAdmission {
@@ -51,6 +54,7 @@ impl LocalAdmission {
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
             namespaces: lifecycle::Namespaces::new(),
+            policies: policy::Policies::new(),
         }
     }
 }
@@ -325,6 +329,13 @@ impl LocalAdmission {
                 return Err(ApiError::invalid(group, kind, &display_name, &errs));
             }
         }
+
+        // 5. ValidatingAdmissionPolicy.
+        let policy_warnings = self
+            .policies
+            .admit(&self.store, &req, &object, &display_name)
+            .await?;
+        warnings.extend(policy_warnings);
 
         Ok(AdmissionResponse {
             object: Some(object),

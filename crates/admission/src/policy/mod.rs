@@ -1,0 +1,166 @@
+//! ValidatingAdmissionPolicy (`admissionregistration.k8s.io/v1`): the
+//! policies and their bindings, followed by a list + watch and compiled once
+//! per generation, evaluated on every create and update after validation
+//! (kube's `validating` policy plugin).
+
+mod evaluate;
+mod matching;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use keelson_api::{AdmissionRequest, StoreApi};
+use keelson_apimachinery::{ApiResult, GroupResource};
+use keelson_informer::{Event, Informer};
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub(crate) use evaluate::Compiled;
+
+const GROUP: &str = "admissionregistration.k8s.io";
+
+fn policies() -> GroupResource {
+    GroupResource::new(GROUP, "validatingadmissionpolicies")
+}
+
+fn bindings() -> GroupResource {
+    GroupResource::new(GROUP, "validatingadmissionpolicybindings")
+}
+
+/// How long the first write waits for the first listing.
+const SYNC_WAIT: Duration = Duration::from_secs(5);
+
+#[derive(Default)]
+struct State {
+    /// Policy name → compiled policy.
+    policies: BTreeMap<String, Arc<Compiled>>,
+    /// Binding name → binding spec.
+    bindings: BTreeMap<String, Arc<matching::Binding>>,
+}
+
+/// The policies and bindings as a list + watch last saw them.
+pub(crate) struct Policies {
+    state: Arc<RwLock<State>>,
+    synced: watch::Sender<bool>,
+    follower: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Policies {
+    /// Empty; the follower starts with the first write.
+    pub(crate) fn new() -> Policies {
+        Policies {
+            state: Arc::new(RwLock::new(State::default())),
+            synced: watch::channel(false).0,
+            follower: Mutex::new(None),
+        }
+    }
+
+    fn ensure_following(&self, store: &Arc<dyn StoreApi>) {
+        let Ok(mut follower) = self.follower.lock() else {
+            return;
+        };
+        if follower.is_none() {
+            let informer = Informer::new(
+                "validating admission policies",
+                store.clone(),
+                vec![policies(), bindings()],
+            )
+            .report_synced(self.synced.clone());
+            let state = Arc::downgrade(&self.state);
+            *follower = Some(tokio::spawn(follow(informer, state)));
+        }
+    }
+
+    /// Evaluate every binding that applies to `req` (its `object` is the
+    /// admitted object); returns the warnings, or the first denial.
+    pub(crate) async fn admit(
+        &self,
+        store: &Arc<dyn StoreApi>,
+        req: &AdmissionRequest,
+        object: &Value,
+        display_name: &str,
+    ) -> ApiResult<Vec<String>> {
+        self.ensure_following(store);
+        let mut synced = self.synced.subscribe();
+        let _ = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
+        let pairs: Vec<(Arc<Compiled>, Arc<matching::Binding>)> = {
+            let Ok(st) = self.state.read() else {
+                return Ok(Vec::new());
+            };
+            st.bindings
+                .values()
+                .filter_map(|b| {
+                    st.policies
+                        .get(&b.policy_name)
+                        .map(|p| (p.clone(), b.clone()))
+                })
+                .collect()
+        };
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        evaluate::run(store, req, object, display_name, &pairs).await
+    }
+}
+
+impl Drop for Policies {
+    fn drop(&mut self) {
+        if let Ok(mut h) = self.follower.lock() {
+            if let Some(h) = h.take() {
+                h.abort();
+            }
+        }
+    }
+}
+
+fn name_of(obj: &Value) -> String {
+    keelson_apimachinery::meta::meta_str(obj, "name").to_string()
+}
+
+fn apply(st: &mut State, gr: &GroupResource, obj: &Value, deleted: bool) {
+    let name = name_of(obj);
+    if *gr == policies() {
+        if deleted {
+            st.policies.remove(&name);
+        } else {
+            st.policies.insert(name, Arc::new(Compiled::compile(obj)));
+        }
+    } else if deleted {
+        st.bindings.remove(&name);
+    } else {
+        st.bindings
+            .insert(name, Arc::new(matching::Binding::from_json(obj)));
+    }
+}
+
+async fn follow(mut informer: Informer, state: std::sync::Weak<RwLock<State>>) {
+    loop {
+        let event = informer.next().await;
+        let Some(st) = state.upgrade() else { return };
+        let Ok(mut st) = st.write() else { return };
+        match event {
+            Event::Listed(listings) => {
+                *st = State::default();
+                for l in listings {
+                    for item in &l.items {
+                        apply(&mut st, &l.resource, item, false);
+                    }
+                }
+            }
+            Event::Changed(gr, change) => {
+                let deleted = matches!(change.event_type, keelson_api::EventType::Deleted);
+                if matches!(
+                    change.event_type,
+                    keelson_api::EventType::Added
+                        | keelson_api::EventType::Modified
+                        | keelson_api::EventType::Deleted
+                ) {
+                    apply(&mut st, &gr, &change.object, deleted);
+                }
+            }
+            Event::Resync => {}
+        }
+    }
+}
