@@ -224,15 +224,14 @@ fn validate_pod_failure_policy(
                 ap.as_str(),
                 "valid values: [\"Count\" \"FailIndex\" \"FailJob\" \"Ignore\"]",
             )),
-            "FailIndex" => {
-                if int_of(spec, "backoffLimitPerIndex").is_none() {
-                    errs.push(FieldError::invalid(
-                        ap.as_str(),
-                        "FailIndex",
-                        "requires the backoffLimitPerIndex to be set",
-                    ));
-                }
+            "FailIndex" if int_of(spec, "backoffLimitPerIndex").is_none() => {
+                errs.push(FieldError::invalid(
+                    ap.as_str(),
+                    "FailIndex",
+                    "requires the backoffLimitPerIndex to be set",
+                ))
             }
+            "FailIndex" => {}
             a if !ACTIONS.contains(&a) => {
                 errs.push(FieldError::not_supported(ap.as_str(), a, &ACTIONS))
             }
