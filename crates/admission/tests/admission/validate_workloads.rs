@@ -400,6 +400,11 @@ async fn cron_job_rules() {
     }
 
     let mut c = cron_job("*/5 * * * *");
+    c["spec"]["jobTemplate"]["spec"]["selector"] = json!({"matchLabels": {"a": "b"}});
+    let err = refused(&adm, create("batch", "cronjobs", "default", c)).await;
+    assert_eq!(err.message, "CronJob.batch \"nightly\" is invalid: spec.jobTemplate.spec.selector: Invalid value: {\"matchLabels\":{\"a\":\"b\"}}: `selector` will be auto-generated");
+
+    let mut c = cron_job("*/5 * * * *");
     c["spec"]["jobTemplate"]["spec"]["template"]["spec"]["restartPolicy"] = json!("Always");
     let err = refused(&adm, create("batch", "cronjobs", "default", c)).await;
     assert_eq!(err.message, "CronJob.batch \"nightly\" is invalid: spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"");

@@ -312,9 +312,8 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
                     errs.extend(positive_int_or_percent(Some(mu), &mp));
                     if int_or_percent_value(Some(mu)) == 0 {
                         errs.push(FieldError::invalid(mp.as_str(), mu.clone(), "cannot be 0"));
-                    } else {
-                        errs.extend(not_more_than_100_percent(Some(mu), &mp));
                     }
+                    errs.extend(not_more_than_100_percent(Some(mu), &mp));
                 }
             }
         }

@@ -20,7 +20,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     let p = Path::new("spec");
     match kind {
         "Job" => {
-            let mut errs = validate_job_spec(spec, &p, w);
+            let mut errs = validate_job_spec(spec, &p, w, true);
             if w.old().is_none() {
                 errs.extend(indexed_hostname(obj, spec));
             }
@@ -69,7 +69,7 @@ fn indexed_hostname(obj: &Value, spec: &Value) -> Vec<FieldError> {
 }
 
 /// kube's `ValidateJobSpec` (with `validateJobSpec`).
-fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldError> {
+fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>, job: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for f in [
         "parallelism",
@@ -162,6 +162,9 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldError> {
             rp,
             "only \"Never\" is supported when podFailurePolicy is specified",
         ));
+    }
+    if !job {
+        return errs;
     }
     // The selector: kube generates it (with the controller-uid label) when
     // manualSelector is not set, so a missing one only matters when manual.
@@ -486,11 +489,23 @@ fn validate_cron_job_spec(
     // ValidateJobTemplateSpec: the job spec at spec.jobTemplate.spec.
     let jt = spec.get("jobTemplate").unwrap_or(&Value::Null);
     let jp = p.child("jobTemplate");
-    errs.extend(validate_job_spec(
-        jt.get("spec").unwrap_or(&Value::Null),
-        &jp.child("spec"),
-        w,
-    ));
+    let js = jt.get("spec").unwrap_or(&Value::Null);
+    let jsp = jp.child("spec");
+    errs.extend(validate_job_spec(js, &jsp, w, false));
+    if let Some(sel) = js.get("selector").filter(|v| !v.is_null()) {
+        errs.push(FieldError::invalid(
+            jsp.child("selector").as_str(),
+            super::util::go_selector(sel),
+            "`selector` will be auto-generated",
+        ));
+    }
+    if js.get("manualSelector").and_then(Value::as_bool) == Some(true) {
+        errs.push(FieldError::not_supported(
+            jsp.child("manualSelector").as_str(),
+            true,
+            &["nil", "false"],
+        ));
+    }
     for f in ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"] {
         if let Some(n) = int_of(spec, f) {
             errs.extend(nonnegative(n, &p.child(f)));
