@@ -8,7 +8,6 @@ mod matching;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
 
 use keelson_api::{AdmissionRequest, StoreApi};
 use keelson_apimachinery::{ApiResult, GroupResource};
@@ -29,15 +28,27 @@ fn bindings() -> GroupResource {
     GroupResource::new(GROUP, "validatingadmissionpolicybindings")
 }
 
-/// How long the first write waits for the first listing.
-const SYNC_WAIT: Duration = Duration::from_secs(5);
-
 #[derive(Default)]
 struct State {
     /// Policy name → compiled policy.
     policies: BTreeMap<String, Arc<Compiled>>,
     /// Binding name → binding spec.
     bindings: BTreeMap<String, Arc<matching::Binding>>,
+}
+
+impl State {
+    /// Each binding with the policy it names (a binding to a missing
+    /// policy does nothing), in binding-name order.
+    fn pairs(&self) -> Vec<(Arc<Compiled>, Arc<matching::Binding>)> {
+        self.bindings
+            .values()
+            .filter_map(|b| {
+                self.policies
+                    .get(&b.policy_name)
+                    .map(|p| (p.clone(), b.clone()))
+            })
+            .collect()
+    }
 }
 
 /// The policies and bindings as a list + watch last saw them.
@@ -83,20 +94,21 @@ impl Policies {
         display_name: &str,
     ) -> ApiResult<Vec<String>> {
         self.ensure_following(store);
-        let mut synced = self.synced.subscribe();
-        let _ = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
-        let pairs: Vec<(Arc<Compiled>, Arc<matching::Binding>)> = {
+        let synced = *self.synced.borrow();
+        let pairs = if synced {
             let Ok(st) = self.state.read() else {
                 return Ok(Vec::new());
             };
-            st.bindings
-                .values()
-                .filter_map(|b| {
-                    st.policies
-                        .get(&b.policy_name)
-                        .map(|p| (p.clone(), b.clone()))
-                })
-                .collect()
+            st.pairs()
+        } else {
+            // Not following yet (or re-listing): read the store this once.
+            let mut st = State::default();
+            for gr in [policies(), bindings()] {
+                for item in store.list(&gr, None).await?.items {
+                    apply(&mut st, &gr, &item, false);
+                }
+            }
+            st.pairs()
         };
         if pairs.is_empty() {
             return Ok(Vec::new());
