@@ -153,9 +153,28 @@ fn go_json_map_error(b: &[u8]) -> Option<String> {
             let c = line
                 .get(e.column().saturating_sub(1)..)
                 .and_then(|r| r.chars().next());
-            Some(match c {
-                Some(c) => format!("invalid character '{c}' looking for beginning of value"),
-                None => "unexpected end of JSON input".into(),
+            let col = e.column().saturating_sub(1);
+            let before = line.get(..col).unwrap_or("");
+            let prefix: String = before
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_alphabetic)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            let literal = ["null", "true", "false"]
+                .into_iter()
+                .find(|l| !prefix.is_empty() && l.starts_with(prefix.as_str()));
+            Some(match (c, literal) {
+                (Some(c), Some(l)) => match l.chars().nth(prefix.len()) {
+                    Some(x) => format!("invalid character '{c}' in literal {l} (expecting '{x}')"),
+                    None => format!("invalid character '{c}' after top-level value"),
+                },
+                (Some(c), None) => {
+                    format!("invalid character '{c}' looking for beginning of value")
+                }
+                (None, _) => "unexpected end of JSON input".into(),
             })
         }
     }

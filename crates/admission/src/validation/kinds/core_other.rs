@@ -179,6 +179,10 @@ fn validate_pvc_update(obj: &Value, old: &Value) -> Vec<FieldError> {
     let mut old_spec = obj_of(old, "spec").cloned().unwrap_or_default();
     for s in [&mut new_spec, &mut old_spec] {
         s.remove("volumeAttributesClassName");
+        // A stored claim from before defaulting reads as defaulted.
+        if s.get("volumeMode").is_none_or(Value::is_null) {
+            s.insert("volumeMode".into(), Value::String("Filesystem".into()));
+        }
     }
     if str_of(&Value::Object(old_spec.clone()), "volumeName").is_empty() {
         match new_spec.get("volumeName") {

@@ -82,9 +82,16 @@ fn validate_priority_class_update(obj: &Value, old: &Value) -> Vec<FieldError> {
             "may not be changed in an update.",
         ));
     }
+    // A stored object from before defaulting reads as defaulted.
+    let policy = |o: &Value| {
+        o.get("preemptionPolicy")
+            .cloned()
+            .filter(|v| !v.is_null())
+            .unwrap_or_else(|| Value::String("PreemptLowerPriority".into()))
+    };
     errs.extend(immutable(
-        obj.get("preemptionPolicy"),
-        old.get("preemptionPolicy"),
+        Some(&policy(obj)),
+        Some(&policy(old)),
         &Path::new("preemptionPolicy"),
     ));
     errs

@@ -96,15 +96,27 @@ fn validate_storage_class_update(obj: &Value, old: &Value) -> Vec<FieldError> {
             "updates to provisioner are forbidden.",
         ));
     }
-    if str_of(obj, "reclaimPolicy") != str_of(old, "reclaimPolicy") {
+    // A stored object from before defaulting reads as defaulted, as kube
+    // decodes it.
+    let reclaim = |o: &Value| match str_of(o, "reclaimPolicy") {
+        "" => "Delete".to_string(),
+        v => v.to_string(),
+    };
+    if reclaim(obj) != reclaim(old) {
         errs.push(FieldError::forbidden(
             "reclaimPolicy",
             "updates to reclaimPolicy are forbidden.",
         ));
     }
+    let mode = |o: &Value| {
+        o.get("volumeBindingMode")
+            .cloned()
+            .filter(|v| !v.is_null())
+            .unwrap_or_else(|| Value::String("Immediate".into()))
+    };
     errs.extend(immutable(
-        obj.get("volumeBindingMode"),
-        old.get("volumeBindingMode"),
+        Some(&mode(obj)),
+        Some(&mode(old)),
         &Path::new("volumeBindingMode"),
     ));
     errs

@@ -1,0 +1,540 @@
+//! Per-kind validation: kube's exact messages for common mistakes, and
+//! realistic valid objects (and updates) that must pass.
+
+use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
+use serde_json::{json, Value};
+
+use crate::support::{admission, create};
+
+fn update(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
+    let mut req = create(group, resource, ns, new);
+    req.operation = Operation::Update;
+    req.old_object = Some(old);
+    req
+}
+
+/// The 422 message of `req`.
+async fn message(req: AdmissionRequest) -> String {
+    let adm = admission().await;
+    match adm.admit(req).await {
+        Ok(_) => panic!("admitted"),
+        Err(e) => {
+            assert_eq!(e.code, 422, "{}", e.message);
+            e.message
+        }
+    }
+}
+
+const CONFIG_KEY: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+#[tokio::test]
+async fn config_map_keys_overlap_and_size() {
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+        "data": {"a b": "x", "..": "y"}, "binaryData": {"..x": "eQ==", "k": "eQ=="}});
+    let mut cm = cm;
+    cm["data"]["k"] = json!("z");
+    let msg = message(create("", "configmaps", "default", cm)).await;
+    assert_eq!(
+        msg,
+        format!("ConfigMap \"c\" is invalid: [data[a b]: Invalid value: \"a b\": {CONFIG_KEY}, data[..]: Invalid value: \"..\": must not be '..', binaryData[..x]: Invalid value: \"..x\": must not start with '..', binaryData[k]: Invalid value: \"k\": duplicate of key present in data]")
+    );
+    let big = "x".repeat(1024 * 1024 + 1);
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": big}});
+    let msg = message(create("", "configmaps", "default", cm)).await;
+    assert_eq!(
+        msg,
+        "ConfigMap \"c\" is invalid: Too long: must have at most 1048576 bytes"
+    );
+}
+
+#[tokio::test]
+async fn secret_types_and_size() {
+    let s = |ty: &str, data: Value| {
+        create(
+            "",
+            "secrets",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": ty, "data": data}),
+        )
+    };
+    assert_eq!(
+        message(s("kubernetes.io/tls", json!({"tls.crt": "eA=="}))).await,
+        "Secret \"s\" is invalid: data[tls.key]: Required value"
+    );
+    assert_eq!(
+        message(s("kubernetes.io/dockerconfigjson", json!({".dockerconfigjson": "bm90IGpzb24="}))).await,
+        "Secret \"s\" is invalid: data[.dockerconfigjson]: Invalid value: \"<secret contents redacted>\": invalid character 'o' in literal null (expecting 'u')"
+    );
+    assert_eq!(
+        message(s("kubernetes.io/dockerconfigjson", json!({}))).await,
+        "Secret \"s\" is invalid: data[.dockerconfigjson]: Required value"
+    );
+    assert_eq!(
+        message(s("kubernetes.io/dockercfg", json!({".dockercfg": "W10="}))).await,
+        "Secret \"s\" is invalid: data[.dockercfg]: Invalid value: \"<secret contents redacted>\": json: cannot unmarshal array into Go value of type map[string]interface {}"
+    );
+    assert_eq!(
+        message(s("kubernetes.io/basic-auth", json!({}))).await,
+        "Secret \"s\" is invalid: [data[username]: Required value, data[password]: Required value]"
+    );
+    assert_eq!(
+        message(s("kubernetes.io/ssh-auth", json!({}))).await,
+        "Secret \"s\" is invalid: data[ssh-privatekey]: Required value"
+    );
+    assert_eq!(
+        message(s("kubernetes.io/service-account-token", json!({}))).await,
+        "Secret \"s\" is invalid: metadata.annotations[kubernetes.io/service-account.name]: Required value"
+    );
+    // 1 MiB + 1 decoded bytes.
+    use base64::Engine as _;
+    let big = base64::engine::general_purpose::STANDARD.encode(vec![0u8; 1024 * 1024 + 1]);
+    assert_eq!(
+        message(s("Opaque", json!({"k": big}))).await,
+        "Secret \"s\" is invalid: data: Too long: must have at most 1048576 bytes"
+    );
+}
+
+#[tokio::test]
+async fn immutable_config_and_secret_updates() {
+    let old = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "immutable": true, "data": {"a": "1"}});
+    let new = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "immutable": false, "data": {"a": "2"}});
+    assert_eq!(
+        message(update("", "configmaps", "default", old, new)).await,
+        "ConfigMap \"c\" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set]"
+    );
+    let old = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": "Opaque", "immutable": true, "data": {"a": "MQ=="}});
+    let new = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": "Opaque", "immutable": true, "data": {"a": "Mg=="}});
+    assert_eq!(
+        message(update("", "secrets", "default", old.clone(), new)).await,
+        "Secret \"s\" is invalid: data: Forbidden: field is immutable when `immutable` is set"
+    );
+    let new = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": "Other", "immutable": true, "data": {"a": "MQ=="}});
+    assert_eq!(
+        message(update("", "secrets", "default", old, new)).await,
+        "Secret \"s\" is invalid: type: Invalid value: \"Other\": field is immutable"
+    );
+}
+
+fn svc(spec: Value) -> AdmissionRequest {
+    create(
+        "",
+        "services",
+        "default",
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": spec}),
+    )
+}
+
+#[tokio::test]
+async fn service_mistakes() {
+    assert_eq!(
+        message(svc(json!({"type": "Bogus"}))).await,
+        "Service \"web\" is invalid: [spec.ports: Required value, spec.type: Unsupported value: \"Bogus\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"]"
+    );
+    let msg = message(svc(json!({"ports": [{"port": 80}, {"port": 0, "name": "Web", "protocol": "ICMP", "targetPort": "no_way"}]}))).await;
+    assert_eq!(
+        msg,
+        "Service \"web\" is invalid: [spec.ports[0].name: Required value, spec.ports[1].name: Invalid value: \"Web\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive, spec.ports[1].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.ports[1].targetPort: Invalid value: \"no_way\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)]"
+    );
+    assert_eq!(
+        message(svc(
+            json!({"ports": [{"name": "a", "port": 80}, {"name": "a", "port": 81}]})
+        ))
+        .await,
+        "Service \"web\" is invalid: spec.ports[1].name: Duplicate value: \"a\""
+    );
+    assert_eq!(
+        message(svc(json!({"type": "ExternalName"}))).await,
+        "Service \"web\" is invalid: spec.externalName: Required value"
+    );
+    assert_eq!(
+        message(svc(json!({"ports": [{"port": 80}], "sessionAffinity": "Sticky"}))).await,
+        "Service \"web\" is invalid: spec.sessionAffinity: Unsupported value: \"Sticky\": supported values: \"ClientIP\", \"None\""
+    );
+    assert_eq!(
+        message(svc(json!({"type": "NodePort", "ports": [{"port": 80}], "externalTrafficPolicy": "Nearest"}))).await,
+        "Service \"web\" is invalid: spec.externalTrafficPolicy: Unsupported value: \"Nearest\": supported values: \"Cluster\", \"Local\""
+    );
+    assert_eq!(
+        message(svc(json!({"ports": [{"port": 80}], "selector": {"app": "a b"}}))).await,
+        "Service \"web\" is invalid: spec.selector: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+    );
+    assert_eq!(
+        message(svc(json!({"ports": [{"port": 80, "name": "a"}, {"port": 80, "name": "b"}]}))).await,
+        "Service \"web\" is invalid: spec.ports[1]: Duplicate value: core.ServicePort{Name:\"\", Protocol:\"TCP\", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}"
+    );
+}
+
+#[tokio::test]
+async fn endpoints_mistakes() {
+    let ep = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"},
+        "subsets": [{"addresses": [{"ip": "not-an-ip"}], "ports": [{"port": 70000, "protocol": "TCP"}]}]});
+    assert_eq!(
+        message(create("", "endpoints", "default", ep)).await,
+        "Endpoints \"web\" is invalid: [subsets[0].addresses[0].ip: Invalid value: \"not-an-ip\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive]"
+    );
+}
+
+#[tokio::test]
+async fn pvc_namespace_mistakes() {
+    let pvc = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "d"},
+        "spec": {"volumeMode": "Raw"}});
+    assert_eq!(
+        message(create("", "persistentvolumeclaims", "default", pvc)).await,
+        "PersistentVolumeClaim \"d\" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Required value, spec.volumeMode: Unsupported value: \"Raw\": supported values: \"Block\", \"Filesystem\"]"
+    );
+    let pvc = |size: &str, class: &str| {
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "d"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": class, "resources": {"requests": {"storage": size}}}})
+    };
+    assert_eq!(
+        message(create("", "persistentvolumeclaims", "default", pvc("0", "fast"))).await,
+        "PersistentVolumeClaim \"d\" is invalid: spec.resources[storage]: Invalid value: \"0\": must be greater than zero"
+    );
+    assert_eq!(
+        message(update("", "persistentvolumeclaims", "default", pvc("1Gi", "fast"), pvc("1Gi", "slow"))).await,
+        "PersistentVolumeClaim \"d\" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
+    );
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": {"finalizers": ["custom"]}});
+    assert_eq!(
+        message(create("", "namespaces", "", ns)).await,
+        "Namespace \"n\" is invalid: spec.finalizers: Invalid value: \"custom\": name is neither a standard finalizer name nor is it fully qualified"
+    );
+}
+
+const RBAC: &str = "rbac.authorization.k8s.io";
+
+#[tokio::test]
+async fn rbac_mistakes() {
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r"},
+        "rules": [{"apiGroups": [""]}, {"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]});
+    assert_eq!(
+        message(create(RBAC, "roles", "default", role)).await,
+        "Role.rbac.authorization.k8s.io \"r\" is invalid: [rules[0].verbs: Required value: verbs must contain at least one value, rules[0].resources: Required value: resource rules must supply at least one resource, rules[1].nonResourceURLs: Invalid value: []string{\"/healthz\"}: namespaced rules cannot apply to non-resource URLs]"
+    );
+    let crb = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "b"},
+        "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": ""},
+        "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"}]});
+    assert_eq!(
+        message(create(RBAC, "clusterrolebindings", "", crb)).await,
+        "ClusterRoleBinding.rbac.authorization.k8s.io \"b\" is invalid: [roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\", roleRef.name: Required value, subjects[0].namespace: Required value, subjects[1].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\"]"
+    );
+    let rb = |name: &str| {
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "b"},
+            "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": name},
+            "subjects": [{"kind": "User", "name": "alice", "apiGroup": RBAC}]})
+    };
+    assert_eq!(
+        message(update(RBAC, "rolebindings", "default", rb("a"), rb("b"))).await,
+        "RoleBinding.rbac.authorization.k8s.io \"b\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"Role\", Name:\"b\"}: cannot change roleRef"
+    );
+}
+
+#[tokio::test]
+async fn networking_mistakes() {
+    let ing = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "i"},
+        "spec": {"rules": [{"host": "*.a.*", "http": {"paths": [
+            {"path": "api", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80, "name": "http"}}}},
+            {"path": "/x", "pathType": "Regex", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}});
+    assert_eq!(
+        message(create("networking.k8s.io", "ingresses", "default", ing)).await,
+        "Ingress.networking.k8s.io \"i\" is invalid: [spec.rules[0].host: Invalid value: \"*.a.*\": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.rules[0].http.paths[0].path: Invalid value: \"api\": must be an absolute path, spec.rules[0].http.paths[0].backend: Invalid value: \"\": cannot set both port name & port number, spec.rules[0].http.paths[1].pathType: Unsupported value: \"Regex\": supported values: \"Exact\", \"ImplementationSpecific\", \"Prefix\"]"
+    );
+    let ing = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "i"}, "spec": {}});
+    assert_eq!(
+        message(create("networking.k8s.io", "ingresses", "default", ing)).await,
+        "Ingress.networking.k8s.io \"i\" is invalid: spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified"
+    );
+    let np = json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "n"},
+        "spec": {"podSelector": {}, "ingress": [{"from": [{}, {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["11.0.0.0/16"]}}]}], "policyTypes": ["Sideways"]}});
+    assert_eq!(
+        message(create("networking.k8s.io", "networkpolicies", "default", np)).await,
+        "NetworkPolicy.networking.k8s.io \"n\" is invalid: [spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[1].ipBlock.except[0]: Invalid value: \"11.0.0.0/16\": must be a strict subset of `cidr`, spec.policyTypes[0]: Unsupported value: \"Sideways\": supported values: \"Ingress\", \"Egress\"]"
+    );
+    let ic = |c: &str| json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": {"name": "c"}, "spec": {"controller": c}});
+    assert_eq!(
+        message(create("networking.k8s.io", "ingressclasses", "", ic("nginx"))).await,
+        "IngressClass.networking.k8s.io \"c\" is invalid: spec.controller: Invalid value: \"nginx\": must be a domain-prefixed path (such as \"acme.io/foo\")"
+    );
+    assert_eq!(
+        message(update("networking.k8s.io", "ingressclasses", "", ic("a.io/x"), ic("b.io/x"))).await,
+        "IngressClass.networking.k8s.io \"c\" is invalid: spec.controller: Invalid value: \"b.io/x\": field is immutable"
+    );
+}
+
+#[tokio::test]
+async fn scheduling_coordination_storage_mistakes() {
+    let pc = |name: &str, v: i64| json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": v, "preemptionPolicy": "PreemptLowerPriority"});
+    assert_eq!(
+        message(create("scheduling.k8s.io", "priorityclasses", "", pc("high", 2_000_000_000))).await,
+        "PriorityClass.scheduling.k8s.io \"high\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000"
+    );
+    assert_eq!(
+        message(create("scheduling.k8s.io", "priorityclasses", "", pc("system-mine", 5))).await,
+        "PriorityClass.scheduling.k8s.io \"system-mine\" is invalid: metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"
+    );
+    assert_eq!(
+        message(update("scheduling.k8s.io", "priorityclasses", "", pc("high", 5), pc("high", 6))).await,
+        "PriorityClass.scheduling.k8s.io \"high\" is invalid: value: Forbidden: may not be changed in an update."
+    );
+    let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+        "spec": {"leaseDurationSeconds": 0, "leaseTransitions": -1}});
+    assert_eq!(
+        message(create("coordination.k8s.io", "leases", "default", lease)).await,
+        "Lease.coordination.k8s.io \"l\" is invalid: [spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0, spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0]"
+    );
+    let sc = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"},
+        "reclaimPolicy": "Recycle", "volumeBindingMode": "Later"});
+    assert_eq!(
+        message(create("storage.k8s.io", "storageclasses", "", sc)).await,
+        "StorageClass.storage.k8s.io \"s\" is invalid: [provisioner: Required value, reclaimPolicy: Unsupported value: \"Recycle\": supported values: \"Delete\", \"Retain\", volumeBindingMode: Unsupported value: \"Later\": supported values: \"Immediate\", \"WaitForFirstConsumer\"]"
+    );
+    let sc = |p: &str| json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"}, "provisioner": p, "parameters": {"type": p}});
+    assert_eq!(
+        message(update("storage.k8s.io", "storageclasses", "", sc("a.io/x"), sc("b.io/x"))).await,
+        "StorageClass.storage.k8s.io \"s\" is invalid: [parameters: Forbidden: updates to parameters are forbidden., provisioner: Forbidden: updates to provisioner are forbidden.]"
+    );
+}
+
+#[tokio::test]
+async fn valid_objects_and_updates_pass() {
+    let adm = admission().await;
+    let b64 = |s: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(s)
+    };
+    let creates: Vec<(&str, &str, &str, Value)> = vec![
+        (
+            "",
+            "services",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a"}, "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": "http"}, {"name": "dns", "port": 53, "protocol": "UDP"}]}}),
+        ),
+        (
+            "",
+            "services",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "b"}, "spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}], "externalTrafficPolicy": "Local"}}),
+        ),
+        (
+            "",
+            "services",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "c"}, "spec": {"type": "LoadBalancer", "ports": [{"port": 443, "targetPort": 8443}], "loadBalancerSourceRanges": ["10.0.0.0/8"], "sessionAffinity": "ClientIP"}}),
+        ),
+        (
+            "",
+            "services",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "d"}, "spec": {"clusterIP": "None", "selector": {"app": "db"}}}),
+        ),
+        (
+            "",
+            "services",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "e"}, "spec": {"type": "ExternalName", "externalName": "db.example.com."}}),
+        ),
+        (
+            "",
+            "endpoints",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "a"}, "subsets": [{"addresses": [{"ip": "10.1.2.3", "nodeName": "node-1"}], "ports": [{"name": "http", "port": 8080}, {"name": "dns", "port": 53, "protocol": "UDP"}]}]}),
+        ),
+        (
+            "",
+            "configmaps",
+            "default",
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"app.properties": "x=1", "KEY_NAME": "v"}, "binaryData": {"logo.png": "iVBORw0KGgo="}}),
+        ),
+        (
+            "",
+            "secrets",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a"}, "type": "kubernetes.io/tls", "data": {"tls.crt": b64("crt"), "tls.key": b64("key")}}),
+        ),
+        (
+            "",
+            "secrets",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b"}, "type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": b64("{\"auths\":{\"r.io\":{\"auth\":\"eDp5\"}}}")}}),
+        ),
+        (
+            "",
+            "secrets",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c"}, "stringData": {"password": "hunter2"}}),
+        ),
+        (
+            "",
+            "secrets",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "d"}, "type": "kubernetes.io/basic-auth", "stringData": {"username": "u"}}),
+        ),
+        (
+            "",
+            "secrets",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "e", "annotations": {"kubernetes.io/service-account.name": "default"}}, "type": "kubernetes.io/service-account-token"}),
+        ),
+        (
+            "",
+            "persistentvolumeclaims",
+            "default",
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "a"}, "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "standard", "resources": {"requests": {"storage": "10Gi"}}}}),
+        ),
+        (
+            "",
+            "namespaces",
+            "",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}, "spec": {"finalizers": ["kubernetes", "example.com/cleanup"]}}),
+        ),
+        (
+            "",
+            "events",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "default"}, "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "reason": "Started", "message": "ok", "type": "Normal"}),
+        ),
+        (
+            "events.k8s.io",
+            "events",
+            "default",
+            json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e2", "namespace": "default"}, "eventTime": "2026-01-01T00:00:00.000000Z", "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}, "reportingController": "example.com/ctl", "reportingInstance": "ctl-1", "action": "Sync", "reason": "Synced", "note": "done", "type": "Normal"}),
+        ),
+        (
+            RBAC,
+            "roles",
+            "default",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "a"}, "rules": [{"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["cfg"], "verbs": ["get", "update"]}]}),
+        ),
+        (
+            RBAC,
+            "clusterroles",
+            "",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "a"}, "rules": [{"nonResourceURLs": ["/healthz", "/metrics"], "verbs": ["get"]}, {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["*"]}]}),
+        ),
+        (
+            RBAC,
+            "clusterroles",
+            "",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "agg"}, "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"x": "y"}}]}}),
+        ),
+        (
+            RBAC,
+            "rolebindings",
+            "default",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "a"}, "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"}, "subjects": [{"kind": "ServiceAccount", "name": "default"}, {"kind": "Group", "name": "devs"}]}),
+        ),
+        (
+            RBAC,
+            "clusterrolebindings",
+            "",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "a"}, "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"}, "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}, {"kind": "User", "name": "alice"}]}),
+        ),
+        (
+            "networking.k8s.io",
+            "ingresses",
+            "default",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "a"}, "spec": {"ingressClassName": "nginx", "tls": [{"hosts": ["a.example.com", "*.example.com"], "secretName": "tls"}], "defaultBackend": {"service": {"name": "web", "port": {"name": "http"}}}, "rules": [{"host": "*.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}, {"path": "/exact", "pathType": "Exact", "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "Bucket", "name": "b"}}}]}}, {"http": {"paths": [{"pathType": "ImplementationSpecific", "backend": {"service": {"name": "web", "port": {"number": 8080}}}}]}}]}}),
+        ),
+        (
+            "networking.k8s.io",
+            "ingressclasses",
+            "",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": {"name": "nginx"}, "spec": {"controller": "k8s.io/ingress-nginx", "parameters": {"apiGroup": "k8s.example.com", "kind": "Params", "name": "p"}}}),
+        ),
+        (
+            "networking.k8s.io",
+            "networkpolicies",
+            "default",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "a"}, "spec": {"podSelector": {"matchLabels": {"app": "db"}, "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a"]}]}, "ingress": [{"from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}, {"namespaceSelector": {}, "podSelector": {}}], "ports": [{"port": 5432}, {"port": 8000, "endPort": 9000}, {"port": "http"}]}], "egress": [{"to": [{"ipBlock": {"cidr": "fd00::/8"}}]}], "policyTypes": ["Ingress", "Egress"]}}),
+        ),
+        (
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "",
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1_000_000_000, "preemptionPolicy": "Never", "description": "high"}),
+        ),
+        (
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "",
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-node-critical"}, "value": 2_000_001_000}),
+        ),
+        (
+            "coordination.k8s.io",
+            "leases",
+            "default",
+            json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "a"}, "spec": {"holderIdentity": "me", "leaseDurationSeconds": 15, "leaseTransitions": 0, "renewTime": "2026-01-01T00:00:00.000000Z"}}),
+        ),
+        (
+            "storage.k8s.io",
+            "storageclasses",
+            "",
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"}, "provisioner": "ebs.csi.aws.com", "parameters": {"type": "gp3"}, "reclaimPolicy": "Retain", "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": true}),
+        ),
+        (
+            "storage.k8s.io",
+            "storageclasses",
+            "",
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"}, "provisioner": "kubernetes.io/no-provisioner"}),
+        ),
+    ];
+    for (group, resource, ns, obj) in creates {
+        let name = obj["metadata"]["name"].clone();
+        if let Err(e) = adm.admit(create(group, resource, ns, obj)).await {
+            panic!("{resource}/{name}: {}", e.message);
+        }
+    }
+    // Valid updates.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {"a": "b"}}, "immutable": true, "data": {"a": "1"}});
+    let mut cm2 = cm.clone();
+    cm2["metadata"]["labels"]["a"] = json!("c");
+    let pvc = |size: &str, vol: Option<&str>| {
+        let mut p = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "d"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "volumeMode": "Filesystem", "resources": {"requests": {"storage": size}}}, "status": {"phase": "Bound"}});
+        if let Some(v) = vol {
+            p["spec"]["volumeName"] = json!(v);
+        }
+        p
+    };
+    let rb = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "b"},
+        "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "r"}, "subjects": []});
+    let mut rb2 = rb.clone();
+    rb2["subjects"] = json!([{"kind": "User", "name": "bob"}]);
+    let updates: Vec<(&str, &str, &str, Value, Value)> = vec![
+        ("", "configmaps", "default", cm.clone(), cm2),
+        (
+            "",
+            "persistentvolumeclaims",
+            "default",
+            pvc("1Gi", None),
+            pvc("2Gi", Some("pv-1")),
+        ),
+        (RBAC, "rolebindings", "default", rb, rb2),
+        (
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "",
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "p"}, "value": 5}),
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "p"}, "value": 5, "description": "d"}),
+        ),
+        (
+            "storage.k8s.io",
+            "storageclasses",
+            "",
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"}, "provisioner": "a.io/x"}),
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"}, "provisioner": "a.io/x", "allowVolumeExpansion": true}),
+        ),
+        (
+            "",
+            "services",
+            "default",
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a"}, "spec": {"ports": [{"port": 80}]}}),
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a"}, "spec": {"ports": [{"port": 81}]}}),
+        ),
+    ];
+    for (group, resource, ns, old, new) in updates {
+        if let Err(e) = adm.admit(update(group, resource, ns, old, new)).await {
+            panic!("update {resource}: {}", e.message);
+        }
+    }
+}
