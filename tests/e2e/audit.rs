@@ -192,6 +192,13 @@ fn allowed() -> Value {
     json!({"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": ""})
 }
 
+/// Alice's requests are allowed by RBAC, which names the binding (the
+/// admin's by the `system:masters` group, which gives no reason).
+fn allowed_alice() -> Value {
+    json!({"authorization.k8s.io/decision": "allow",
+        "authorization.k8s.io/reason": "RBAC: allowed by RoleBinding \"alice-edit/default\" of ClusterRole \"edit\" to User \"alice\""})
+}
+
 fn scenario(mode: Mode) {
     let Audited { c, log, _dir } = start(mode);
     let alice = kubeconfig_for(&c, "alice", "alice-token");
@@ -324,7 +331,7 @@ fn scenario(mode: Mode) {
             "user": {"username": "alice", "uid": "1001", "groups": ["system:authenticated"]},
             "objectRef": {"resource": "pods", "namespace": "default", "name": "audit-pod", "apiVersion": "v1"},
             "responseStatus": {"metadata": {}, "code": 201},
-            "annotations": allowed(),
+            "annotations": allowed_alice(),
         })
     );
     assert_eq!(
@@ -383,7 +390,7 @@ fn scenario(mode: Mode) {
             "impersonatedUser": {"username": "alice", "groups": ["system:authenticated"]},
             "objectRef": {"resource": "pods", "namespace": "default", "apiVersion": "v1"},
             "responseStatus": {"metadata": {}, "code": 200},
-            "annotations": allowed(),
+            "annotations": allowed_alice(),
         })
     );
 

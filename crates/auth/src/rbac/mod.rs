@@ -39,9 +39,52 @@ struct Subject {
     namespace: String,
 }
 
+/// Where a rule came from, as kube's `roleBindingDescriber` and
+/// `clusterRoleBindingDescriber` print it in an allow reason.
+struct Source<'a> {
+    binding: &'a Binding,
+    subject: &'a Subject,
+    /// The RoleBinding's namespace; empty for a ClusterRoleBinding.
+    namespace: &'a str,
+}
+
+impl Source<'_> {
+    /// `RoleBinding "b/ns" of Role "r" to User "u"`,
+    /// `ClusterRoleBinding "b" of ClusterRole "r" to Group "g"`.
+    fn describe(&self) -> String {
+        let b = self.binding;
+        let subject = match self.subject.kind.as_str() {
+            "ServiceAccount" => {
+                let ns = if self.subject.namespace.is_empty() {
+                    self.namespace
+                } else {
+                    &self.subject.namespace
+                };
+                format!("ServiceAccount {:?}", format!("{}/{ns}", self.subject.name))
+            }
+            kind => format!("{kind} {:?}", self.subject.name),
+        };
+        if self.namespace.is_empty() {
+            format!(
+                "ClusterRoleBinding {:?} of {} {:?} to {subject}",
+                b.name, b.role_kind, b.role_name
+            )
+        } else {
+            format!(
+                "RoleBinding {:?} of {} {:?} to {subject}",
+                format!("{}/{}", b.name, self.namespace),
+                b.role_kind,
+                b.role_name
+            )
+        }
+    }
+}
+
 /// A RoleBinding or ClusterRoleBinding, as the authorizer needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Binding {
+    /// `metadata.name`.
+    name: String,
     /// `Role` or `ClusterRole`.
     role_kind: String,
     role_name: String,
@@ -53,6 +96,7 @@ impl Binding {
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let role_ref = obj.get("roleRef").cloned().unwrap_or(Value::Null);
         Binding {
+            name: meta_str(obj, "name").to_string(),
             role_kind: s(&role_ref, "kind"),
             role_name: s(&role_ref, "name"),
             subjects: obj
@@ -71,9 +115,9 @@ impl Binding {
         }
     }
 
-    /// kube's `appliesTo`: whether a subject of the binding is the user.
-    fn applies_to(&self, user: &UserInfo, binding_namespace: &str) -> bool {
-        self.subjects.iter().any(|s| match s.kind.as_str() {
+    /// kube's `appliesTo`: the binding's first subject that is the user.
+    fn applies_to(&self, user: &UserInfo, binding_namespace: &str) -> Option<&Subject> {
+        self.subjects.iter().find(|s| match s.kind.as_str() {
             "User" => s.name == user.name,
             "Group" => user.in_group(&s.name),
             "ServiceAccount" => {
@@ -176,22 +220,27 @@ impl Index {
         &self,
         user: &UserInfo,
         namespace: &str,
-        visit: &mut dyn FnMut(Result<&PolicyRule, String>) -> bool,
+        visit: &mut dyn FnMut(&Source<'_>, Result<&PolicyRule, String>) -> bool,
     ) {
         for b in self.cluster_role_bindings.values() {
-            if !b.applies_to(user, "") {
+            let Some(subject) = b.applies_to(user, "") else {
                 continue;
-            }
+            };
+            let source = Source {
+                binding: b,
+                subject,
+                namespace: "",
+            };
             match self.binding_rules(b, "") {
                 Ok(rules) => {
                     for r in rules.iter() {
-                        if !visit(Ok(r)) {
+                        if !visit(&source, Ok(r)) {
                             return;
                         }
                     }
                 }
                 Err(e) => {
-                    if !visit(Err(e)) {
+                    if !visit(&source, Err(e)) {
                         return;
                     }
                 }
@@ -204,19 +253,24 @@ impl Index {
             return;
         };
         for b in bindings.values() {
-            if !b.applies_to(user, namespace) {
+            let Some(subject) = b.applies_to(user, namespace) else {
                 continue;
-            }
+            };
+            let source = Source {
+                binding: b,
+                subject,
+                namespace,
+            };
             match self.binding_rules(b, namespace) {
                 Ok(rules) => {
                     for r in rules.iter() {
-                        if !visit(Ok(r)) {
+                        if !visit(&source, Ok(r)) {
                             return;
                         }
                     }
                 }
                 Err(e) => {
-                    if !visit(Err(e)) {
+                    if !visit(&source, Err(e)) {
                         return;
                     }
                 }
@@ -268,15 +322,16 @@ impl Rbac {
         self.synced.send_replace(true);
     }
 
-    /// Whether RBAC allows the request; a denial's reason lists the
-    /// bindings whose roles are missing (`RBAC: ...`).
+    /// Whether RBAC allows the request: an allow's reason names the
+    /// binding that allowed it (`RBAC: allowed by ...`), a denial's lists
+    /// the bindings whose roles are missing (`RBAC: ...`).
     pub fn authorize(&self, a: &Attributes) -> Decision {
         let mut errors = Vec::new();
-        let mut allowed = false;
+        let mut allowed = None;
         if let Ok(ix) = self.index.read() {
-            ix.visit(&a.user, &a.namespace, &mut |r| match r {
+            ix.visit(&a.user, &a.namespace, &mut |source, r| match r {
                 Ok(rule) if rule.allows(a) => {
-                    allowed = true;
+                    allowed = Some(format!("RBAC: allowed by {}", source.describe()));
                     false
                 }
                 Ok(_) => true,
@@ -286,10 +341,10 @@ impl Rbac {
                 }
             });
         }
-        if allowed {
+        if let Some(reason) = allowed {
             return Decision {
                 allowed: true,
-                reason: String::new(),
+                reason,
             };
         }
         let reason = match errors.len() {
@@ -308,7 +363,7 @@ impl Rbac {
     pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> (Vec<PolicyRule>, Vec<String>) {
         let (mut rules, mut errors) = (Vec::new(), Vec::new());
         if let Ok(ix) = self.index.read() {
-            ix.visit(user, namespace, &mut |r| {
+            ix.visit(user, namespace, &mut |_, r| {
                 match r {
                     Ok(rule) => rules.push(rule.clone()),
                     Err(e) => errors.push(e),
@@ -332,6 +387,7 @@ impl Rbac {
             .read()
             .map_err(|_| "the RBAC index is unavailable".to_string())?;
         let b = Binding {
+            name: String::new(),
             role_kind: kind.to_string(),
             role_name: name.to_string(),
             subjects: Vec::new(),

@@ -167,3 +167,52 @@ fn authorize_cost() {
     }
     println!("authorize: {:?} per decision", t.elapsed() / n);
 }
+
+/// kube's allow reasons: `RBAC: allowed by <binding describer>`.
+#[test]
+fn allow_reasons_name_the_binding() {
+    let rbac = Rbac::new();
+    rbac.apply(
+        "roles",
+        EventType::Added,
+        &json!({"metadata": {"name": "reader", "namespace": "a"}, "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]}),
+    );
+    rbac.apply(
+        "rolebindings",
+        EventType::Added,
+        &json!({"metadata": {"name": "read", "namespace": "a"}, "roleRef": {"kind": "Role", "name": "reader"},
+            "subjects": [{"kind": "User", "name": "alice"}, {"kind": "ServiceAccount", "name": "bot"}]}),
+    );
+    rbac.apply(
+        "clusterroles",
+        EventType::Added,
+        &json!({"metadata": {"name": "lister"}, "rules": [{"verbs": ["list"], "apiGroups": [""], "resources": ["pods"]}]}),
+    );
+    rbac.apply(
+        "clusterrolebindings",
+        EventType::Added,
+        &json!({"metadata": {"name": "list-all"}, "roleRef": {"kind": "ClusterRole", "name": "lister"},
+            "subjects": [{"kind": "Group", "name": "devs"}]}),
+    );
+    let d = rbac.authorize(&attrs(user("alice", &[]), "get", "a", "pods"));
+    assert_eq!(
+        d.reason,
+        r#"RBAC: allowed by RoleBinding "read/a" of Role "reader" to User "alice""#
+    );
+    let d = rbac.authorize(&attrs(
+        user("system:serviceaccount:a:bot", &[]),
+        "get",
+        "a",
+        "pods",
+    ));
+    assert_eq!(
+        d.reason,
+        r#"RBAC: allowed by RoleBinding "read/a" of Role "reader" to ServiceAccount "bot/a""#
+    );
+    let d = rbac.authorize(&attrs(user("carol", &["devs"]), "list", "", "pods"));
+    assert!(d.allowed);
+    assert_eq!(
+        d.reason,
+        r#"RBAC: allowed by ClusterRoleBinding "list-all" of ClusterRole "lister" to Group "devs""#
+    );
+}
