@@ -662,3 +662,61 @@ fn http_distributed() {
     let c = Cluster::start(Mode::Distributed);
     block_on(checks(&c));
 }
+
+/// kube's pretty-printed JSON: `?pretty=true`/`pretty=1`, an Accept
+/// `pretty=1`, or a curl/Wget/browser User-Agent (unless `pretty=false`).
+async fn pretty(c: &Cluster) {
+    let http = c.client();
+    let ns = format!("{}/api/v1/namespaces/default", c.url);
+    let compact = send(http.get(&ns)).await;
+    assert_eq!(compact.code, 200);
+    assert!(
+        compact.body.starts_with("{\"kind\":\"Namespace\","),
+        "{}",
+        compact.body
+    );
+    assert!(compact.body.ends_with("}\n"), "{:?}", compact.body);
+    for (query, agent, accept) in [
+        ("?pretty=true", "", "application/json"),
+        ("?pretty=1", "", "application/json"),
+        ("", "curl/8.5.0", "*/*"),
+        ("", "Wget/1.21.4", "*/*"),
+        ("", "Mozilla/5.0 (X11; Linux x86_64)", "application/json"),
+        ("", "", "application/json;pretty=1"),
+    ] {
+        let mut rb = http.get(format!("{ns}{query}")).header("Accept", accept);
+        if !agent.is_empty() {
+            rb = rb.header("User-Agent", agent);
+        }
+        let r = send(rb).await;
+        assert_eq!(r.code, 200);
+        assert!(
+            r.body.starts_with("{\n  \"kind\": \"Namespace\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\n    \"name\": \"default\","),
+            "{query} {agent} {accept}: {}",
+            r.body
+        );
+        assert!(r.body.ends_with("\n}"), "{:?}", r.body);
+        assert_eq!(r.json(), compact.json());
+    }
+    // `pretty=false` wins over a curl User-Agent.
+    let r = send(
+        http.get(format!("{ns}?pretty=false"))
+            .header("User-Agent", "curl/8.5.0"),
+    )
+    .await;
+    assert!(r.body.starts_with("{\"kind\":\"Namespace\","), "{}", r.body);
+    // A Status answer is indented too.
+    let r = send(http.get(format!("{ns}/configmaps/missing?pretty=true"))).await;
+    assert_eq!(r.code, 404);
+    assert!(
+        r.body.starts_with("{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\","),
+        "{}",
+        r.body
+    );
+}
+
+#[test]
+fn pretty_printing() {
+    let c = Cluster::start(Mode::Embedded);
+    block_on(pretty(&c));
+}

@@ -31,6 +31,7 @@ pub mod authentication;
 pub mod authorization;
 pub mod impersonation;
 pub mod limits;
+pub mod pretty;
 pub mod recovery;
 pub mod request_info;
 
@@ -95,6 +96,11 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
     let query = Query::parse(req.uri().query());
     let info = request_info::RequestInfo::new(req.method(), req.uri().path(), &query);
     let labels = crate::metrics::labels(&info, req.method(), &query, req.headers());
+    // kube's pretty-printed JSON (`pretty`), never for a watch stream.
+    let pretty = req.uri().path().starts_with("/api")
+        && info.verb != Some(request_info::Verb::Watch)
+        && !query.flag("watch")
+        && pretty::requested(&query, req.headers());
     // kube's request span (`crate::metrics::request_span`; none when
     // tracing is off).
     let span = crate::metrics::request_span(&req, &info);
@@ -109,6 +115,11 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
         .or_insert(audit_id);
     crate::metrics::end_span(&span, resp.status().as_u16());
     let resp = crate::metrics::record(labels, started, resp);
+    let resp = if pretty {
+        pretty::apply(resp).await
+    } else {
+        resp
+    };
     crate::compression::compress(resp, gzip).await
 }
 
