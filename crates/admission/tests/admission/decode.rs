@@ -117,7 +117,7 @@ async fn non_object_body_is_a_type_error() {
 async fn null_values_and_int_or_string_are_accepted() {
     let adm = admission().await;
     let obj = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "labels": null},
-        "spec": {"ports": [{"port": 80, "targetPort": "http"}, {"port": 81, "targetPort": 8081}], "selector": null}});
+        "spec": {"ports": [{"name": "a", "port": 80, "targetPort": "http"}, {"name": "b", "port": 81, "targetPort": 8081}], "selector": null}});
     let resp = adm
         .admit(create("", "services", "default", obj))
         .await

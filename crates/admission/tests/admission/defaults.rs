@@ -79,7 +79,7 @@ async fn job_templates_get_no_restart_policy() {
 async fn service_defaults() {
     let adm = admission().await;
     let obj = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
-        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}, {"port": 443, "targetPort": "https"}]}});
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443, "targetPort": "https"}]}});
     let o = adm
         .admit(create("", "services", "default", obj))
         .await
@@ -91,7 +91,7 @@ async fn service_defaults() {
     assert_eq!(spec["sessionAffinity"], "None");
     assert_eq!(
         spec["ports"][0],
-        json!({"port": 80, "protocol": "TCP", "targetPort": 80})
+        json!({"name": "http", "port": 80, "protocol": "TCP", "targetPort": 80})
     );
     assert_eq!(spec["ports"][1]["targetPort"], "https");
 }

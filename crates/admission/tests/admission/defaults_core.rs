@@ -206,11 +206,11 @@ async fn ephemeral_volume_claim_templates_and_pod_volume_sources() {
 async fn endpoints_port_protocol() {
     let obj = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "e"},
         "subsets": [{"addresses": [{"ip": "10.0.0.1"}],
-                     "ports": [{"port": 80}, {"port": 53, "protocol": "UDP"}]}]});
+                     "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 53, "protocol": "UDP"}]}]});
     let o = admitted(create("", "endpoints", "default", obj)).await;
     assert_eq!(
         o["subsets"][0]["ports"],
-        json!([{"port": 80, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}])
+        json!([{"name": "a", "port": 80, "protocol": "TCP"}, {"name": "b", "port": 53, "protocol": "UDP"}])
     );
 }
 

