@@ -141,7 +141,7 @@ fn go_json_map_error(b: &[u8]) -> Option<String> {
         Ok(Value::Object(_)) | Ok(Value::Null) => None,
         Ok(v) => Some(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            keelson_apimachinery::field::json_kind(v_ref(&v))
+            keelson_apimachinery::field::json_kind(&v)
         )),
         Err(e) if e.is_eof() => Some("unexpected end of JSON input".into()),
         Err(e) => {
@@ -178,10 +178,6 @@ fn go_json_map_error(b: &[u8]) -> Option<String> {
             })
         }
     }
-}
-
-fn v_ref(v: &Value) -> &Value {
-    v
 }
 
 /// `ValidateSecret`: keys, total size, the per-type required keys.
@@ -236,16 +232,12 @@ fn validate_secret(obj: &Value) -> Vec<FieldError> {
                 }
             }
         }
-        "kubernetes.io/basic-auth" => {
-            if get("username").is_none() && get("password").is_none() {
-                errs.push(required("username"));
-                errs.push(required("password"));
-            }
+        "kubernetes.io/basic-auth" if get("username").is_none() && get("password").is_none() => {
+            errs.push(required("username"));
+            errs.push(required("password"));
         }
-        "kubernetes.io/ssh-auth" => {
-            if get("ssh-privatekey").is_none_or(|v| v.is_empty()) {
-                errs.push(required("ssh-privatekey"));
-            }
+        "kubernetes.io/ssh-auth" if get("ssh-privatekey").is_none_or(|v| v.is_empty()) => {
+            errs.push(required("ssh-privatekey"));
         }
         "kubernetes.io/tls" => {
             if get("tls.crt").is_none() {
