@@ -52,6 +52,8 @@ impl ListOptions {
     /// Parse and validate as kube-apiserver does; `watch` decides which
     /// table applies.
     pub fn from_query(q: &Query) -> ApiResult<ListOptions> {
+        // kube decodes every parameter before it validates any.
+        limit_of(q)?;
         if q.flag("watch") {
             Self::watch_from_query(q)
         } else {
@@ -68,13 +70,7 @@ impl ListOptions {
             cont,
             q.has("sendInitialEvents"),
         )?;
-        let limit = match q.get("limit") {
-            None | Some("") => 0,
-            Some(s) => s
-                .parse::<i64>()
-                .map(|n| usize::try_from(n.max(0)).unwrap_or(usize::MAX))
-                .map_err(|_| ApiError::bad_request(format!("invalid limit {:?}", s)))?,
-        };
+        let limit = limit_of(q)?;
         let (revision, continue_token) = resolve_list(rv, rv_match, cont)?;
         Ok(ListOptions {
             label_selector: selector(q, "labelSelector"),
@@ -146,9 +142,49 @@ fn selector(q: &Query, key: &str) -> String {
     q.get(key).unwrap_or("").to_string()
 }
 
+/// `limit` as kube's parameter codec reads it (Go's `strconv.ParseInt`,
+/// whose error is the `400` message); a negative limit is no limit.
+fn limit_of(q: &Query) -> ApiResult<usize> {
+    let s = match q.get("limit") {
+        None | Some("") => return Ok(0),
+        Some(s) => s,
+    };
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::bad_request(format!(
+            "strconv.ParseInt: parsing {s:?}: invalid syntax"
+        )));
+    }
+    let n = s.parse::<i64>().map_err(|_| {
+        ApiError::bad_request(format!(
+            "strconv.ParseInt: parsing {s:?}: value out of range"
+        ))
+    })?;
+    Ok(usize::try_from(n.max(0)).unwrap_or(usize::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_limit_is_go_parse_int_wording() {
+        let err = opts("limit=abc").unwrap_err();
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (400, "strconv.ParseInt: parsing \"abc\": invalid syntax")
+        );
+        assert_eq!(
+            opts("limit=99999999999999999999").unwrap_err().message,
+            "strconv.ParseInt: parsing \"99999999999999999999\": value out of range"
+        );
+        assert_eq!(
+            opts("watch=true&limit=1.5").unwrap_err().message,
+            "strconv.ParseInt: parsing \"1.5\": invalid syntax"
+        );
+        assert_eq!(opts("limit=%2B3").unwrap().limit, 3);
+        assert_eq!(opts("limit=-3").unwrap().limit, 0);
+    }
 
     fn opts(q: &str) -> ApiResult<ListOptions> {
         ListOptions::from_query(&Query::parse(Some(q)))
@@ -211,17 +247,24 @@ mod tests {
         assert_eq!(opts("limit=-3").unwrap().limit, 0);
         assert_eq!(opts("limit=").unwrap().limit, 0);
         let e = opts("limit=ten").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (400, "invalid limit \"ten\""));
-        // The 422 checks come before the limit.
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (400, "strconv.ParseInt: parsing \"ten\": invalid syntax")
+        );
+        // kube decodes the parameters (400) before it validates them (422).
         assert_eq!(
             opts("limit=ten&resourceVersionMatch=foo").unwrap_err().code,
+            400
+        );
+        assert_eq!(
+            opts("limit=10&resourceVersionMatch=foo").unwrap_err().code,
             422
         );
     }
 
     #[test]
     fn watch_fields() {
-        let o = opts("watch=true&resourceVersion=4&allowWatchBookmarks=1&timeoutSeconds=30&limit=bad&continue=%%%&labelSelector=x").unwrap();
+        let o = opts("watch=true&resourceVersion=4&allowWatchBookmarks=1&timeoutSeconds=30&limit=2&continue=%%%&labelSelector=x").unwrap();
         assert!(o.watch && o.allow_watch_bookmarks);
         assert_eq!(o.timeout_seconds, Some(30));
         assert_eq!((o.limit, o.continue_token.as_ref()), (0, None));
