@@ -576,3 +576,94 @@ fn cert_dir_gets_a_self_signed_pair() {
     };
     wait_healthz(&p, &mut api);
 }
+
+/// Serving pairs: a PKCS#1 RSA key serves; a bad or mismatched key stops
+/// the start with Go's `tls.X509KeyPair` wording, as kube-apiserver's.
+#[test]
+fn serving_key_formats_and_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    openssl(d, &["genrsa", "-traditional", "-out", "tls.key", "2048"]);
+    openssl(
+        d,
+        &[
+            "req",
+            "-x509",
+            "-key",
+            "tls.key",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+            "-days",
+            "1",
+            "-out",
+            "tls.crt",
+        ],
+    );
+    openssl(
+        d,
+        &[
+            "ecparam",
+            "-name",
+            "prime256v1",
+            "-genkey",
+            "-noout",
+            "-out",
+            "other.key",
+        ],
+    );
+    std::fs::write(d.join("garbage.key"), "nothing here\n").expect("write");
+    let port = free_port();
+    let run = |key: &str| {
+        Command::new(KEELSON)
+            .args([
+                "kube-apiserver".to_string(),
+                format!("--cert-dir={}", d.display()),
+                "--secure-port=0".to_string(),
+                format!("--tls-cert-file={}/tls.crt", d.display()),
+                format!("--tls-private-key-file={}/{key}", d.display()),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    for (key, want) in [
+        (
+            "garbage.key",
+            "Error: tls: failed to find any PEM data in key input",
+        ),
+        (
+            "other.key",
+            "Error: tls: private key does not match public key",
+        ),
+    ] {
+        let out = run(key).wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(1), "{key}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.lines().any(|l| l == want), "{key}: {err}");
+    }
+    let mut api = Proc(
+        Command::new(KEELSON)
+            .args([
+                "kube-apiserver".to_string(),
+                format!("--cert-dir={}", d.display()),
+                format!("--secure-port={port}"),
+                format!("--tls-cert-file={}/tls.crt", d.display()),
+                format!("--tls-private-key-file={}/tls.key", d.display()),
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn"),
+    );
+    let p = Prepared {
+        serving_ca: std::fs::read_to_string(d.join("tls.crt")).expect("crt"),
+        kubeconfig: d.join("unused"),
+        dir,
+        port,
+    };
+    wait_healthz(&p, &mut api);
+}

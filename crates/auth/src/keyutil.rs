@@ -332,8 +332,8 @@ fn supported_spki(der: &[u8]) -> Option<Vec<u8>> {
     ok.then(|| der.to_vec())
 }
 
-/// An X.509 certificate's SubjectPublicKeyInfo.
-fn certificate_spki(der: &[u8]) -> Option<Vec<u8>> {
+/// An X.509 certificate's SubjectPublicKeyInfo (RSA or P-256 keys only).
+pub fn certificate_spki(der: &[u8]) -> Option<Vec<u8>> {
     use x509_parser::prelude::FromDer;
     let (_, cert) = x509_parser::certificate::X509Certificate::from_der(der).ok()?;
     supported_spki(cert.public_key().raw)

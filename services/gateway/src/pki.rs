@@ -167,14 +167,7 @@ pub fn apply_tls_files(
         (Some(cert), Some(key)) => {
             let cert_pem = read(cert)?;
             let key_pem = read(key)?;
-            // kube's wording (tls.X509KeyPair through keyutil).
-            let key = keelson_auth::keyutil::parse_private_key_pem(&key_pem).map_err(|e| {
-                GatewayError::Tls(format!(
-                    "failed to load serving certificate and key {}/{}: {e}",
-                    cert.display(),
-                    key.display()
-                ))
-            })?;
+            let key = serving_key(cert, key, &cert_pem, &key_pem).map_err(GatewayError::Tls)?;
             creds.cert_pem = cert_pem;
             creds.key_pem = key.to_pkcs8_pem();
         }
@@ -189,6 +182,46 @@ pub fn apply_tls_files(
         Some(p) => read(p),
         None => Ok(String::new()),
     }
+}
+
+/// The serving key of a cert/key file pair, with the errors kube-apiserver
+/// reports (its `tls.X509KeyPair` messages, under `tls: `).
+fn serving_key(
+    cert_file: &Path,
+    key_file: &Path,
+    cert_pem: &str,
+    key_pem: &str,
+) -> Result<keelson_auth::keyutil::PrivateKey, String> {
+    use keelson_auth::keyutil;
+    if cert_pem.is_empty() || key_pem.is_empty() {
+        return Err(format!(
+            "missing content for serving cert \"serving-cert::{}::{}\"",
+            cert_file.display(),
+            key_file.display()
+        ));
+    }
+    let certs = keyutil::pem_blocks(cert_pem);
+    let Some(leaf) = certs.iter().find(|b| b.label == "CERTIFICATE") else {
+        return Err("failed to find any PEM data in certificate input".into());
+    };
+    let blocks = keyutil::pem_blocks(key_pem);
+    if blocks.is_empty() {
+        return Err("failed to find any PEM data in key input".into());
+    }
+    if !blocks.iter().any(|b| b.label.ends_with("PRIVATE KEY")) {
+        let skipped: Vec<&str> = blocks.iter().map(|b| b.label.as_str()).collect();
+        return Err(format!(
+            "failed to find PEM block with type ending in \"PRIVATE KEY\" in key input after skipping PEM blocks of the following types: [{}]",
+            skipped.join(" ")
+        ));
+    }
+    let key = keyutil::parse_private_key_pem(key_pem)
+        .map_err(|_| "failed to parse private key".to_string())?;
+    let leaf_spki = keyutil::certificate_spki(&leaf.der);
+    if leaf_spki.as_deref() != Some(key.spki()) {
+        return Err("private key does not match public key".into());
+    }
+    Ok(key)
 }
 
 /// The ServiceAccount token signing key: `<data-dir>/pki/sa.key`, created
