@@ -105,6 +105,36 @@ fn scenario(mode: Mode) {
         who.contains("[system:masters system:authenticated]"),
         "{who}"
     );
+    // kube's credential id: the SHA-256 of the client certificate's DER.
+    let cert_b64 = c.ok(&[
+        "config",
+        "view",
+        "--raw",
+        "--minify",
+        "-o",
+        "jsonpath={.users[0].user.client-certificate-data}",
+    ]);
+    let pem = String::from_utf8(
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, cert_b64.trim())
+            .expect("base64"),
+    )
+    .expect("PEM");
+    let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    let der =
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body).expect("DER");
+    let fingerprint: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&der)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert!(
+        who.contains(&format!(
+            "Extra: authentication.kubernetes.io/credential-id   [X509SHA256={fingerprint}]"
+        )),
+        "{who}"
+    );
     // The admin token is a second admin user.
     let who = c.ok(&["--context", "keelson-token", "auth", "whoami"]);
     assert!(who.contains("keelson-admin"), "{who}");

@@ -29,6 +29,9 @@ pub enum AuthnError {
 /// cluster CA by the TLS layer): the subject's CommonName is the user, its
 /// Organizations are the groups (kube's `CommonNameUserConversion`).
 /// `None` when the certificate cannot be parsed or has no CommonName.
+/// Like kube 1.32+, the user carries the certificate's fingerprint as the
+/// `authentication.kubernetes.io/credential-id` extra
+/// (`X509SHA256=<hex of SHA-256 of the DER>`).
 pub fn user_from_certificate(der: &[u8]) -> Option<UserInfo> {
     let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
     let subject = cert.subject();
@@ -45,7 +48,21 @@ pub fn user_from_certificate(der: &[u8]) -> Option<UserInfo> {
         .iter_organization()
         .filter_map(|o| o.as_str().ok().map(str::to_string))
         .collect();
-    Some(UserInfo::new(name, groups))
+    let mut user = UserInfo::new(name, groups);
+    user.extra.insert(
+        crate::user::CREDENTIAL_ID.into(),
+        vec![format!("X509SHA256={}", hex_sha256(der))],
+    );
+    Some(user)
+}
+
+/// Lower-case hex of the SHA-256 of `bytes`.
+fn hex_sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// kube's static token file: CSV lines `token,user,uid[,"group1,group2"]`.
@@ -149,6 +166,9 @@ mod tests {
         let u = user_from_certificate(cert.der()).unwrap();
         assert_eq!(u.name, "jane");
         assert_eq!(u.groups, vec!["system:masters"]);
+        let id = &u.extra[crate::user::CREDENTIAL_ID];
+        assert_eq!(id, &vec![format!("X509SHA256={}", hex_sha256(cert.der()))]);
+        assert_eq!(id[0].len(), "X509SHA256=".len() + 64);
         assert!(user_from_certificate(b"junk").is_none());
     }
 }

@@ -16,6 +16,10 @@ pub const MASTERS: &str = "system:masters";
 pub const SERVICE_ACCOUNTS: &str = "system:serviceaccounts";
 /// Prefix of a ServiceAccount's user name.
 pub const SERVICE_ACCOUNT_PREFIX: &str = "system:serviceaccount:";
+/// The user extra naming the credential a request authenticated with
+/// (`X509SHA256=...` for client certificates, `JTI=...` for ServiceAccount
+/// tokens).
+pub const CREDENTIAL_ID: &str = "authentication.kubernetes.io/credential-id";
 
 /// An authenticated (or anonymous) user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -96,7 +96,7 @@ impl Authenticators {
         }
         let mut user = UserInfo::service_account(ns, &sa.name, &sa.uid);
         user.extra.insert(
-            "authentication.kubernetes.io/credential-id".into(),
+            keelson_auth::user::CREDENTIAL_ID.into(),
             vec![format!("JTI={}", claims.jti)],
         );
         Some(user)
