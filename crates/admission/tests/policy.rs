@@ -373,3 +373,33 @@ async fn follows_policies_as_they_change() {
     }
     assert!(admitted, "the deleted binding is still enforced");
 }
+
+#[tokio::test]
+async fn a_failing_variable_fails_only_the_expressions_that_read_it() {
+    let p = policy(
+        json!({"variables": [
+            {"name": "broken", "expression": "object.spec.nope"},
+            {"name": "r", "expression": "object.spec.replicas"}
+        ]}),
+        json!({"expression": "variables.r <= 5"}),
+    );
+    let adm = with(p, binding(json!(["Deny"]), None)).await;
+    assert!(create_deploy(&adm, 3).await.is_ok());
+    assert!(create_deploy(&adm, 6)
+        .await
+        .unwrap_err()
+        .message
+        .ends_with("denied request: failed expression: variables.r <= 5"));
+
+    let p = policy(
+        json!({"variables": [{"name": "broken", "expression": "object.spec.nope"}]}),
+        json!({"expression": "variables.broken > 1"}),
+    );
+    let adm = with(p, binding(json!(["Deny"]), None)).await;
+    let e = create_deploy(&adm, 3).await.unwrap_err();
+    assert!(
+        e.message.ends_with("denied request: expression 'variables.broken > 1' resulted in error: composited variable \"broken\" fails to evaluate: no such key: nope"),
+        "{}",
+        e.message
+    );
+}

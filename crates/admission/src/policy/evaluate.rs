@@ -258,17 +258,28 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
             Err(e) => return error(e),
         }
     }
+    // Variables are evaluated in order; one that fails stays unbound and
+    // only an expression that reads it fails (kube evaluates them lazily).
+    let mut failed: Vec<(String, String)> = Vec::new();
     for (name, var) in &policy.variables {
         let r = match &var.compiled {
             Err(e) => Err(format!("compilation error: {e}")),
-            Ok(x) => act
-                .bind_variable(name, x)
-                .map_err(|e| format!("expression '{}' resulted in error: {e}", var.source)),
+            Ok(x) => act.bind_variable(name, x),
         };
         if let Err(e) = r {
-            return error(e);
+            failed.push((name.clone(), e));
         }
     }
+    let explain = |e: String, source: &str| -> String {
+        for (name, why) in &failed {
+            if e.ends_with(&format!("no such key: {name}")) {
+                return format!(
+                    "expression '{source}' resulted in error: composited variable \"{name}\" fails to evaluate: {why}"
+                );
+            }
+        }
+        e
+    };
     let mut out = Vec::new();
     for v in &policy.validations {
         match v.expr.eval(act) {
@@ -301,7 +312,7 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
                 "compilation error: expression '{}' returned {other:?}, want bool",
                 v.expr.source
             ))),
-            Err(e) => out.extend(error(e)),
+            Err(e) => out.extend(error(explain(e, &v.expr.source))),
         }
     }
     out
