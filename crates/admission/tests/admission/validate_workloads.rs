@@ -240,6 +240,17 @@ async fn stateful_set_rules() {
     adm.admit(update("apps", "statefulsets", "", new, old.clone()))
         .await
         .unwrap();
+    // What a client sends back: zero values dropped or added (kube compares
+    // semantically).
+    let mut new = old.clone();
+    new["spec"]["volumeClaimTemplates"][0]["metadata"]["creationTimestamp"] = Value::Null;
+    new["spec"]["volumeClaimTemplates"][0]["status"] = json!({});
+    adm.admit(update("apps", "statefulsets", "", new.clone(), old.clone()))
+        .await
+        .unwrap();
+    adm.admit(update("apps", "statefulsets", "", old.clone(), new))
+        .await
+        .unwrap();
     let mut new = old.clone();
     new["spec"]["serviceName"] = json!("other");
     let err = refused(&adm, update("apps", "statefulsets", "", new, old)).await;

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 use super::util::{
     go_map, go_selector, go_struct, immutable, int_of, int_or_percent_value, nonnegative,
-    not_more_than_100_percent, obj_of, positive_int_or_percent, str_of, validate_label_selector,
-    Selector,
+    not_more_than_100_percent, obj_of, positive_int_or_percent, semantic, str_of,
+    validate_label_selector, Selector,
 };
 use super::{Path, Write};
 
@@ -65,7 +65,10 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     // apps/v1: the selector may not change.
     if let (Some(old), "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet") = (old_spec, kind)
     {
-        if kind != "StatefulSet" {
+        let same = |a: Option<&Value>, b: Option<&Value>| {
+            semantic(a.unwrap_or(&Value::Null)) == semantic(b.unwrap_or(&Value::Null))
+        };
+        if kind != "StatefulSet" && !same(spec.get("selector"), old.get("selector")) {
             errs.extend(immutable(
                 spec.get("selector").map(go_selector).as_ref(),
                 old.get("selector"),
@@ -398,10 +401,10 @@ fn validate_stateful_set_update(spec: &Value, old: &Value) -> Vec<FieldError> {
         "persistentVolumeClaimRetentionPolicy",
         "minReadySeconds",
     ];
-    let strip = |v: &Value| -> Map<String, Value> {
+    let strip = |v: &Value| -> Value {
         let mut m = v.as_object().cloned().unwrap_or_default();
-        m.retain(|k, v| !MUTABLE.contains(&k.as_str()) && !v.is_null());
-        m
+        m.retain(|k, _| !MUTABLE.contains(&k.as_str()));
+        semantic(&Value::Object(m))
     };
     if strip(spec) != strip(old) {
         return vec![FieldError::forbidden(

@@ -416,7 +416,7 @@ fn validate_job_spec_update(
         }
         t
     };
-    if strip(new_t) != strip(old_t) {
+    if super::util::semantic(&strip(new_t)) != super::util::semantic(&strip(old_t)) {
         errs.push(FieldError::invalid(
             p.child("template").as_str(),
             new_t.clone(),

@@ -566,3 +566,28 @@ pub(crate) fn go_selector(v: &Value) -> Value {
     }
     sel
 }
+
+/// `v` as kube's `apiequality.Semantic.DeepEqual` compares it: object
+/// members that are `null`, `[]` or `{}` (after normalizing) are dropped,
+/// as Go's zero values, nil and empty slices and maps compare equal.
+pub(crate) fn semantic(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), semantic(x)))
+                .filter(|(_, x)| !is_zero(x))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(semantic).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    }
+}
