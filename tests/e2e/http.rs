@@ -715,8 +715,36 @@ async fn pretty(c: &Cluster) {
     );
 }
 
+/// A create carrying a resourceVersion: kube's storage refuses it with a
+/// reasonless `500`; `resourceVersion: "0"` and a dry run are fine.
+async fn create_with_resource_version(c: &Cluster) {
+    let http = c.client();
+    let cms = format!("{}/api/v1/namespaces/default/configmaps", c.url);
+    let cm = |name: &str, rv: &str| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": name, "resourceVersion": rv}})
+    };
+    let r = send(http.post(&cms).json(&cm("rv-set", "5"))).await;
+    assert_eq!(r.code, 500, "{}", r.body);
+    assert_eq!(
+        r.json(),
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+               "message": "resourceVersion should not be set on objects to be created",
+               "code": 500})
+    );
+    let r = send(
+        http.post(format!("{cms}?dryRun=All"))
+            .json(&cm("rv-set", "5")),
+    )
+    .await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = send(http.post(&cms).json(&cm("rv-zero", "0"))).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+}
+
 #[test]
-fn pretty_printing() {
+fn pretty_printing_and_create_resource_version() {
     let c = Cluster::start(Mode::Embedded);
     block_on(pretty(&c));
+    block_on(create_with_resource_version(&c));
 }
