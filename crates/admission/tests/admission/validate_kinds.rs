@@ -147,6 +147,10 @@ async fn service_mistakes() {
         "Service \"web\" is invalid: spec.externalName: Required value"
     );
     assert_eq!(
+        message(svc(json!({"type": "ExternalName", "externalName": "Bad_Name", "ipFamilyPolicy": "SingleStack"}))).await,
+        "Service \"web\" is invalid: [spec.ipFamilyPolicy: Forbidden: may not be set for ExternalName services, spec.externalName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"
+    );
+    assert_eq!(
         message(svc(json!({"ports": [{"port": 80}], "sessionAffinity": "Sticky"}))).await,
         "Service \"web\" is invalid: spec.sessionAffinity: Unsupported value: \"Sticky\": supported values: \"ClientIP\", \"None\""
     );

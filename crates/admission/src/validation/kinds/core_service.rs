@@ -113,6 +113,24 @@ fn validate_service(obj: &Value) -> Vec<FieldError> {
             }
         }
         "ExternalName" => {
+            if !list_of(spec, "clusterIPs").is_empty() {
+                errs.push(FieldError::forbidden(
+                    sp.child("clusterIPs").as_str(),
+                    "may not be set for ExternalName services",
+                ));
+            }
+            if !list_of(spec, "ipFamilies").is_empty() {
+                errs.push(FieldError::forbidden(
+                    sp.child("ipFamilies").as_str(),
+                    "may not be set for ExternalName services",
+                ));
+            }
+            if spec.get("ipFamilyPolicy").is_some_and(|v| !v.is_null()) {
+                errs.push(FieldError::forbidden(
+                    sp.child("ipFamilyPolicy").as_str(),
+                    "may not be set for ExternalName services",
+                ));
+            }
             let name = str_of(spec, "externalName");
             let cname = name.strip_suffix('.').unwrap_or(name);
             if cname.is_empty() {
