@@ -239,6 +239,19 @@ pub fn run(c: &Cluster) {
             "{secret}"
         );
         assert!(secret.get("stringData").is_none(), "{secret}");
+        // Server-side apply too.
+        let manifest = manifest.replace("applied-secret", "ssa-secret");
+        c.ok_stdin(
+            &["apply", "--server-side", "-n", "e2e", "-f", "-"],
+            &manifest,
+        );
+        let secret = get(&["get", "secret", "ssa-secret"]);
+        assert_eq!(
+            secret["data"],
+            serde_json::json!({"kept": "dg==", "x": encoded}),
+            "{secret}"
+        );
+        assert!(secret.get("stringData").is_none(), "{secret}");
     }
     let pc = get(&["get", "priorityclass", "d-pc"]);
     assert_eq!(pc["preemptionPolicy"], "PreemptLowerPriority");
