@@ -20,6 +20,7 @@ mod pod;
 mod rbac;
 mod resource;
 mod scheduling;
+mod service_update;
 mod storage;
 
 use serde_json::{Map, Value};
@@ -40,7 +41,12 @@ pub(crate) fn apply(
         ("", "Pod") => pod::pod(obj, op, subresource),
         ("", "PodTemplate") => pod::template_at(obj, &["template"], true),
         ("", "ReplicationController") => core::replication_controller(obj),
-        ("", "Service") => core::service(obj),
+        ("", "Service") => {
+            core::service(obj);
+            if let Some(old) = old.filter(|_| op == Operation::Update && subresource.is_empty()) {
+                service_update::drop_type_dependent_fields(obj, old);
+            }
+        }
         ("", "Namespace") => core::namespace(obj, op, subresource, old),
         ("", "Secret") => core::secret(obj),
         ("", "PersistentVolume") => core::persistent_volume(obj, op, subresource, old),
