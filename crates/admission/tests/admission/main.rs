@@ -11,3 +11,4 @@ mod support;
 mod validate;
 mod validate_workloads;
 mod validate_kinds;
+mod validate_pod;

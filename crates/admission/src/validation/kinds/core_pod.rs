@@ -1,15 +1,50 @@
 //! Pod, PodTemplate, ReplicationController and the pod spec (`pkg/apis/core/validation`: `ValidatePod*`, `ValidatePodSpec`, `ValidatePodTemplateSpec`, containers, volumes, probes, ...).
 
-use keelson_apimachinery::FieldError;
-use serde_json::Value;
+mod container;
 
-use super::Write;
+use keelson_apimachinery::FieldError;
+use serde_json::{Map, Value};
+
+use super::util::{dns1123_label, int_of, list_of, nonnegative, obj_of, str_of, validate_labels};
+use super::{Path, Write};
+
+/// Options of one pod spec validation (kube's `PodValidationOptions`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PodOpts {}
 
 /// The errors of one object of this group's `kind`; none for kinds
 /// without rules yet.
 pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
-    let _ = (kind, w, obj);
-    Vec::new()
+    match kind {
+        "Pod" => validate_pod(w, obj),
+        "PodTemplate" => {
+            let t = obj.get("template").unwrap_or(&Value::Null);
+            validate_pod_template_spec(t, &Path::new("template"), w)
+        }
+        "ReplicationController" => {
+            if w.is_status() {
+                return Vec::new();
+            }
+            let spec = obj.get("spec").unwrap_or(&Value::Null);
+            validate_rc_spec(spec, &Path::new("spec"), w)
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    if w.is_status() {
+        // ValidatePodStatusUpdate is not implemented (docs/compatibility.md).
+        return Vec::new();
+    }
+    let spec = obj.get("spec").unwrap_or(&Value::Null);
+    if let Some(old) = w.old() {
+        if !w.subresource.is_empty() {
+            return Vec::new();
+        }
+        return validate_pod_update(spec, old.get("spec").unwrap_or(&Value::Null));
+    }
+    validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default())
 }
 
 /// kube's `ValidatePodTemplateSpec` at `path` (`spec.template`): the
@@ -17,9 +52,437 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
 /// the workloads (apps, batch, ReplicationController, PodTemplate).
 pub(crate) fn validate_pod_template_spec(
     template: &Value,
-    path: &super::Path,
+    path: &Path,
     w: Write<'_>,
 ) -> Vec<FieldError> {
-    let _ = (template, path, w);
-    Vec::new()
+    let meta = template.get("metadata").unwrap_or(&Value::Null);
+    let mut errs = validate_labels(obj_of(meta, "labels"), &path.child("labels"));
+    for k in obj_of(meta, "annotations")
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        for msg in keelson_apimachinery::names::is_qualified_name(&k.to_lowercase()) {
+            errs.push(FieldError::invalid(
+                path.child("annotations").as_str(),
+                k.as_str(),
+                &msg,
+            ));
+        }
+    }
+    let spec = template.get("spec").unwrap_or(&Value::Null);
+    errs.extend(validate_pod_spec(
+        spec,
+        &path.child("spec"),
+        w,
+        PodOpts::default(),
+    ));
+    errs
+}
+
+/// kube's `ValidatePodSpec` of `spec` at `path`, in kube's order.
+pub(crate) fn validate_pod_spec(
+    spec: &Value,
+    path: &Path,
+    w: Write<'_>,
+    opts: PodOpts,
+) -> Vec<FieldError> {
+    let _ = (w, opts);
+    let (vols, mut errs) = validate_volumes(list_of(spec, "volumes"), &path.child("volumes"));
+    errs.extend(container::validate_containers(
+        list_of(spec, "containers"),
+        &vols,
+        &path.child("containers"),
+    ));
+    errs.extend(container::validate_init_containers(
+        list_of(spec, "initContainers"),
+        list_of(spec, "containers"),
+        &vols,
+        &path.child("initContainers"),
+    ));
+    errs.extend(one_of(
+        spec.get("restartPolicy"),
+        &path.child("restartPolicy"),
+        &["Always", "OnFailure", "Never"],
+    ));
+    errs.extend(one_of(
+        spec.get("dnsPolicy"),
+        &path.child("dnsPolicy"),
+        &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"],
+    ));
+    errs.extend(validate_labels(
+        obj_of(spec, "nodeSelector"),
+        &path.child("nodeSelector"),
+    ));
+    let sa = str_of(spec, "serviceAccountName");
+    if !sa.is_empty() {
+        errs.extend(super::util::dns1123_subdomain(
+            sa,
+            &path.child("serviceAccountName"),
+        ));
+    }
+    let node = str_of(spec, "nodeName");
+    if !node.is_empty() {
+        errs.extend(super::util::dns1123_subdomain(
+            node,
+            &path.child("nodeName"),
+        ));
+    }
+    if let Some(v) = int_of(spec, "activeDeadlineSeconds") {
+        if !(1..=i64::from(i32::MAX)).contains(&v) {
+            errs.push(FieldError::invalid(
+                path.child("activeDeadlineSeconds").as_str(),
+                v,
+                "must be between 1 and 2147483647, inclusive",
+            ));
+        }
+    }
+    for key in ["hostname", "subdomain"] {
+        let v = str_of(spec, key);
+        if !v.is_empty() {
+            errs.extend(dns1123_label(v, &path.child(key)));
+        }
+    }
+    errs.extend(validate_tolerations(
+        list_of(spec, "tolerations"),
+        &path.child("tolerations"),
+    ));
+    errs
+}
+
+/// A required enum field: `Required value` when empty, `Unsupported value`
+/// (with `supported` in kube's order) when unknown.
+pub(super) fn one_of(v: Option<&Value>, path: &Path, supported: &[&str]) -> Vec<FieldError> {
+    let s = v.and_then(Value::as_str).unwrap_or("");
+    if s.is_empty() {
+        vec![FieldError::required(path.as_str(), "")]
+    } else if supported.contains(&s) {
+        Vec::new()
+    } else {
+        vec![FieldError::not_supported(path.as_str(), s, supported)]
+    }
+}
+
+/// The volume sources kube counts in `validateVolumeSource`, in its order.
+const VOLUME_SOURCES: &[&str] = &[
+    "hostPath",
+    "emptyDir",
+    "gitRepo",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "flocker",
+    "persistentVolumeClaim",
+    "rbd",
+    "quobyte",
+    "cinder",
+    "cephfs",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "storageos",
+    "configMap",
+    "scaleIO",
+    "projected",
+    "csi",
+    "ephemeral",
+    "image",
+];
+
+/// kube's `ValidateVolumes`: the names of the valid volumes and the errors.
+fn validate_volumes(vols: &[Value], path: &Path) -> (Vec<String>, Vec<FieldError>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut errs = Vec::new();
+    for (i, vol) in vols.iter().enumerate() {
+        let ip = path.index(i);
+        let np = ip.child("name");
+        let mut el = validate_volume_source(vol, &ip);
+        let name = str_of(vol, "name");
+        if name.is_empty() {
+            el.push(FieldError::required(np.as_str(), ""));
+        } else {
+            el.extend(dns1123_label(name, &np));
+        }
+        if names.iter().any(|n| n == name) {
+            el.push(super::util::duplicate(&np, name));
+        }
+        if el.is_empty() {
+            names.push(name.to_string());
+        } else {
+            errs.extend(el);
+        }
+    }
+    (names, errs)
+}
+
+fn validate_volume_source(vol: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut n = 0;
+    for src in VOLUME_SOURCES {
+        let Some(v) = vol.get(*src).filter(|v| v.is_object()) else {
+            continue;
+        };
+        let sp = path.child(src);
+        if n > 0 {
+            errs.push(FieldError::forbidden(
+                sp.as_str(),
+                "may not specify more than 1 volume type",
+            ));
+            continue;
+        }
+        n += 1;
+        let required = match *src {
+            "hostPath" => Some("path"),
+            "secret" => Some("secretName"),
+            "configMap" => Some("name"),
+            "persistentVolumeClaim" => Some("claimName"),
+            _ => None,
+        };
+        if let Some(key) = required {
+            if str_of(v, key).is_empty() {
+                errs.push(FieldError::required(sp.child(key).as_str(), ""));
+            }
+        }
+    }
+    if n == 0 {
+        errs.push(FieldError::required(
+            path.as_str(),
+            "must specify a volume type",
+        ));
+    }
+    errs
+}
+
+/// kube's `ValidateTolerations` (the `value must be empty` rule for
+/// `Exists` is left out).
+fn validate_tolerations(tols: &[Value], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, t) in tols.iter().enumerate() {
+        let ip = path.index(i);
+        let key = str_of(t, "key");
+        let op = str_of(t, "operator");
+        let effect = str_of(t, "effect");
+        if !key.is_empty() {
+            errs.extend(super::util::invalid_all(
+                keelson_apimachinery::names::is_qualified_name(key),
+                &ip.child("key"),
+                key,
+            ));
+        }
+        if key.is_empty() && op != "Exists" {
+            errs.push(FieldError::invalid(
+                ip.child("operator").as_str(),
+                op,
+                "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+            ));
+        }
+        if t.get("tolerationSeconds").is_some_and(|v| !v.is_null()) && effect != "NoExecute" {
+            errs.push(FieldError::invalid(
+                ip.child("effect").as_str(),
+                effect,
+                "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            ));
+        }
+        match op {
+            "Equal" | "" => {
+                let v = str_of(t, "value");
+                let msgs = keelson_apimachinery::names::is_valid_label_value(v);
+                if !msgs.is_empty() {
+                    errs.push(FieldError::invalid(
+                        ip.child("operator").as_str(),
+                        v,
+                        &msgs.join(";"),
+                    ));
+                }
+            }
+            "Exists" => {}
+            _ => errs.push(FieldError::not_supported(
+                ip.child("operator").as_str(),
+                op,
+                &["Equal", "Exists"],
+            )),
+        }
+        if !effect.is_empty() && !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect)
+        {
+            errs.push(FieldError::not_supported(
+                ip.child("effect").as_str(),
+                effect,
+                &["NoSchedule", "PreferNoSchedule", "NoExecute"],
+            ));
+        }
+    }
+    errs
+}
+
+/// The leading sentence of kube's `ValidatePodUpdate` spec error.
+const POD_UPDATE_MSG: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// kube's `ValidatePodUpdate` (spec part): everything but the mutable
+/// fields must equal the stored spec. The printed diff is simplified to the
+/// names of the changed top-level fields.
+fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let sp = Path::new("spec");
+    if let (Some(o), n) = (
+        int_of(old, "activeDeadlineSeconds"),
+        int_of(new, "activeDeadlineSeconds"),
+    ) {
+        match n {
+            None => errs.push(FieldError::invalid(
+                sp.child("activeDeadlineSeconds").as_str(),
+                Value::Null,
+                "must not update from a positive integer to nil value",
+            )),
+            Some(n) if n > o => errs.push(FieldError::invalid(
+                sp.child("activeDeadlineSeconds").as_str(),
+                n,
+                "must be less than or equal to previous value",
+            )),
+            _ => {}
+        }
+    }
+    let munge = |spec: &Value, from: &Value| -> Value {
+        let mut m: Map<String, Value> = spec.as_object().cloned().unwrap_or_default();
+        for key in ["containers", "initContainers"] {
+            let olds = list_of(from, key);
+            if let Some(Value::Array(cs)) = m.get_mut(key) {
+                for (i, c) in cs.iter_mut().enumerate() {
+                    if let (Some(c), Some(o)) = (c.as_object_mut(), olds.get(i)) {
+                        match o.get("image") {
+                            Some(img) => c.insert("image".into(), img.clone()),
+                            None => c.remove("image"),
+                        };
+                    }
+                }
+            }
+        }
+        for key in [
+            "activeDeadlineSeconds",
+            "tolerations",
+            "terminationGracePeriodSeconds",
+            "schedulingGates",
+        ] {
+            match from.get(key) {
+                Some(v) => m.insert(key.into(), v.clone()),
+                None => m.remove(key),
+            };
+        }
+        Value::Object(m)
+    };
+    let munged = munge(new, old);
+    if &munged != old {
+        let mut changed: Vec<&str> = Vec::new();
+        let empty = Map::new();
+        let (mo, oo) = (
+            munged.as_object().unwrap_or(&empty),
+            old.as_object().unwrap_or(&empty),
+        );
+        for k in mo.keys().chain(oo.keys()) {
+            if mo.get(k) != oo.get(k) && !changed.contains(&k.as_str()) {
+                changed.push(k);
+            }
+        }
+        let diff: Vec<String> = changed
+            .iter()
+            .map(|k| format!("  core.PodSpec{{{k}: ...}}"))
+            .collect();
+        errs.push(FieldError::forbidden(
+            sp.as_str(),
+            &format!("{POD_UPDATE_MSG}\n{}", diff.join("\n")),
+        ));
+    }
+    errs
+}
+
+/// kube's `ValidateReplicationControllerSpec`.
+fn validate_rc_spec(spec: &Value, path: &Path, w: Write<'_>) -> Vec<FieldError> {
+    let mut errs = nonnegative(
+        int_of(spec, "minReadySeconds").unwrap_or(0),
+        &path.child("minReadySeconds"),
+    );
+    let selector = obj_of(spec, "selector").filter(|s| !s.is_empty());
+    match selector {
+        None => errs.push(FieldError::required(path.child("selector").as_str(), "")),
+        Some(s) => errs.extend(validate_labels(Some(s), &path.child("selector"))),
+    }
+    errs.extend(nonnegative(
+        int_of(spec, "replicas").unwrap_or(0),
+        &path.child("replicas"),
+    ));
+    let tp = path.child("template");
+    let Some(template) = spec.get("template").filter(|t| t.is_object()) else {
+        errs.push(FieldError::required(tp.as_str(), ""));
+        return errs;
+    };
+    let meta = template.get("metadata").unwrap_or(&Value::Null);
+    let labels = obj_of(meta, "labels");
+    if let Some(sel) = selector {
+        let matches = sel
+            .iter()
+            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
+        if !matches {
+            errs.push(FieldError::invalid(
+                tp.child("metadata").child("labels").as_str(),
+                labels.map_or(Value::Null, |l| {
+                    super::util::go_map(&Value::Object(l.clone()))
+                }),
+                "selector does not match template labels",
+            ));
+        }
+    }
+    errs.extend(validate_pod_template_spec(template, &tp, w));
+    let tspec = template.get("spec").unwrap_or(&Value::Null);
+    let rp = str_of(tspec, "restartPolicy");
+    if rp != "Always" {
+        errs.push(FieldError::not_supported(
+            tp.child("spec").child("restartPolicy").as_str(),
+            rp,
+            &["Always"],
+        ));
+    }
+    if tspec
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
+        errs.push(FieldError::forbidden(
+            tp.child("spec").child("activeDeadlineSeconds").as_str(),
+            "activeDeadlineSeconds in ReplicationController is not Supported",
+        ));
+    }
+    errs
+}
+
+/// `template` with one `persistentVolumeClaim` volume per StatefulSet
+/// `volumeClaimTemplates` entry of `sts_spec`, so mounts of claims resolve.
+pub(crate) fn with_claim_volumes(template: &Value, sts_spec: &Value) -> Value {
+    let claims = list_of(sts_spec, "volumeClaimTemplates");
+    let mut t = template.clone();
+    if claims.is_empty() {
+        return t;
+    }
+    let Some(spec) = t.get_mut("spec").and_then(Value::as_object_mut) else {
+        return t;
+    };
+    let mut vols = spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for c in claims {
+        let name = c.get("metadata").map(|m| str_of(m, "name")).unwrap_or("");
+        if !name.is_empty() && !vols.iter().any(|v| str_of(v, "name") == name) {
+            vols.push(
+                serde_json::json!({"name": name, "persistentVolumeClaim": {"claimName": name}}),
+            );
+        }
+    }
+    spec.insert("volumes".into(), Value::Array(vols));
+    t
 }

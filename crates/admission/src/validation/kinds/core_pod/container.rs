@@ -1,0 +1,443 @@
+//! Containers and init containers (`validateContainers`,
+//! `validateInitContainers`, `validateContainerCommon`, ports, env,
+//! volume mounts, resources, probes).
+
+use keelson_apimachinery::{FieldError, FieldErrorKind};
+use serde_json::Value;
+
+use super::super::util::{
+    config_map_key_errors, dns1123_label, duplicate, int_of, list_of, nonnegative, obj_of,
+    port_name_errors, port_num, port_num_or_name, str_of,
+};
+use super::super::Path;
+use super::one_of;
+
+/// kube's `validateContainers`.
+pub(super) fn validate_containers(cs: &[Value], vols: &[String], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if cs.is_empty() {
+        errs.push(FieldError::required(path.as_str(), ""));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for (i, c) in cs.iter().enumerate() {
+        let p = path.index(i);
+        errs.extend(container_common(c, vols, &p));
+        let name = str_of(c, "name");
+        if names.contains(&name) {
+            errs.push(duplicate(&p.child("name"), name));
+        } else {
+            names.push(name);
+        }
+        errs.extend(probes(c, &p));
+        if c.get("restartPolicy").is_some_and(|v| !v.is_null()) {
+            errs.push(FieldError::forbidden(
+                p.child("restartPolicy").as_str(),
+                "may not be set for non-init containers",
+            ));
+        }
+    }
+    errs
+}
+
+/// kube's `validateInitContainers`.
+pub(super) fn validate_init_containers(
+    cs: &[Value],
+    others: &[Value],
+    vols: &[String],
+    path: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut names: Vec<&str> = others.iter().map(|c| str_of(c, "name")).collect();
+    for (i, c) in cs.iter().enumerate() {
+        let p = path.index(i);
+        errs.extend(container_common(c, vols, &p));
+        let mut always = false;
+        if let Some(rp) = c.get("restartPolicy").filter(|v| !v.is_null()) {
+            let rp = rp.as_str().unwrap_or("");
+            always = rp == "Always";
+            if !always {
+                errs.push(FieldError::not_supported(
+                    p.child("restartPolicy").as_str(),
+                    rp,
+                    &["Always"],
+                ));
+            }
+        }
+        let name = str_of(c, "name");
+        if names.contains(&name) {
+            errs.push(duplicate(&p.child("name"), name));
+        } else if !name.is_empty() {
+            names.push(name);
+        }
+        if always {
+            errs.extend(probes(c, &p));
+        } else {
+            for key in [
+                "lifecycle",
+                "livenessProbe",
+                "readinessProbe",
+                "startupProbe",
+            ] {
+                if c.get(key).is_some_and(|v| !v.is_null()) {
+                    errs.push(FieldError::forbidden(
+                        p.child(key).as_str(),
+                        "may not be set for init containers without restartPolicy=Always",
+                    ));
+                }
+            }
+        }
+    }
+    errs
+}
+
+fn container_common(c: &Value, vols: &[String], p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = str_of(c, "name");
+    if name.is_empty() {
+        errs.push(FieldError::required(p.child("name").as_str(), ""));
+    } else {
+        errs.extend(dns1123_label(name, &p.child("name")));
+    }
+    if str_of(c, "image").is_empty() {
+        errs.push(FieldError::required(p.child("image").as_str(), ""));
+    }
+    errs.extend(one_of(
+        c.get("terminationMessagePolicy"),
+        &p.child("terminationMessagePolicy"),
+        &["File", "FallbackToLogsOnError"],
+    ));
+    errs.extend(ports(list_of(c, "ports"), &p.child("ports")));
+    errs.extend(env(list_of(c, "env"), &p.child("env")));
+    errs.extend(mounts(
+        list_of(c, "volumeMounts"),
+        vols,
+        &p.child("volumeMounts"),
+    ));
+    errs.extend(one_of(
+        c.get("imagePullPolicy"),
+        &p.child("imagePullPolicy"),
+        &["Always", "IfNotPresent", "Never"],
+    ));
+    errs.extend(resources(
+        c.get("resources").unwrap_or(&Value::Null),
+        &p.child("resources"),
+    ));
+    errs
+}
+
+fn ports(ports: &[Value], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        let ip = path.index(i);
+        let name = str_of(port, "name");
+        if !name.is_empty() {
+            let msgs = port_name_errors(name);
+            if !msgs.is_empty() {
+                for m in msgs {
+                    errs.push(FieldError::invalid(ip.child("name").as_str(), name, &m));
+                }
+            } else if names.contains(&name) {
+                errs.push(duplicate(&ip.child("name"), name));
+            } else {
+                names.push(name);
+            }
+        }
+        match int_of(port, "containerPort").unwrap_or(0) {
+            0 => errs.push(FieldError::required(ip.child("containerPort").as_str(), "")),
+            n => errs.extend(port_num(n, &ip.child("containerPort"))),
+        }
+        let hp = int_of(port, "hostPort").unwrap_or(0);
+        if hp != 0 {
+            errs.extend(port_num(hp, &ip.child("hostPort")));
+        }
+        errs.extend(one_of(
+            port.get("protocol"),
+            &ip.child("protocol"),
+            &["SCTP", "TCP", "UDP"],
+        ));
+    }
+    errs
+}
+
+const ENV_NAME: &str =
+    "a valid environment variable name must consist only of printable ASCII characters other than '='";
+
+fn env(vars: &[Value], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, ev) in vars.iter().enumerate() {
+        let ip = path.index(i);
+        let name = str_of(ev, "name");
+        if name.is_empty() {
+            errs.push(FieldError::required(ip.child("name").as_str(), ""));
+        } else if !name.bytes().all(|b| (32..=126).contains(&b) && b != b'=') {
+            errs.push(FieldError::invalid(
+                ip.child("name").as_str(),
+                name,
+                ENV_NAME,
+            ));
+        }
+        let Some(from) = ev.get("valueFrom").filter(|v| v.is_object()) else {
+            continue;
+        };
+        let fp = ip.child("valueFrom");
+        let mut n = 0;
+        for src in [
+            "fieldRef",
+            "resourceFieldRef",
+            "configMapKeyRef",
+            "secretKeyRef",
+        ] {
+            let Some(s) = from.get(src).filter(|v| v.is_object()) else {
+                continue;
+            };
+            n += 1;
+            let sp = fp.child(src);
+            match src {
+                "fieldRef" => {
+                    if str_of(s, "fieldPath").is_empty() {
+                        errs.push(FieldError::required(sp.child("fieldPath").as_str(), ""));
+                    }
+                }
+                "resourceFieldRef" => {
+                    if str_of(s, "resource").is_empty() {
+                        errs.push(FieldError::required(sp.child("resource").as_str(), ""));
+                    }
+                }
+                _ => {
+                    if str_of(s, "name").is_empty() {
+                        errs.push(FieldError::required(sp.child("name").as_str(), ""));
+                    }
+                    let key = str_of(s, "key");
+                    if key.is_empty() {
+                        errs.push(FieldError::required(sp.child("key").as_str(), ""));
+                    } else {
+                        for m in config_map_key_errors(key) {
+                            errs.push(FieldError::invalid(sp.child("key").as_str(), key, &m));
+                        }
+                    }
+                }
+            }
+        }
+        if n == 0 {
+            errs.push(FieldError::invalid(
+                fp.as_str(),
+                "",
+                "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+            ));
+        } else if !str_of(ev, "value").is_empty() {
+            errs.push(FieldError::invalid(
+                fp.as_str(),
+                "",
+                "may not be specified when `value` is not empty",
+            ));
+        } else if n > 1 {
+            errs.push(FieldError::invalid(
+                fp.as_str(),
+                "",
+                "may not have more than one field specified at a time",
+            ));
+        }
+    }
+    errs
+}
+
+fn mounts(ms: &[Value], vols: &[String], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut points: Vec<&str> = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        let ip = path.index(i);
+        let name = str_of(m, "name");
+        if name.is_empty() {
+            errs.push(FieldError::required(ip.child("name").as_str(), ""));
+        }
+        if !vols.iter().any(|v| v == name) {
+            errs.push(FieldError {
+                kind: FieldErrorKind::NotFound,
+                field: ip.child("name").as_str().to_string(),
+                value: Some(Value::String(name.to_string())),
+                detail: String::new(),
+            });
+        }
+        let mp = str_of(m, "mountPath");
+        if mp.is_empty() {
+            errs.push(FieldError::required(ip.child("mountPath").as_str(), ""));
+        }
+        if points.contains(&mp) {
+            errs.push(FieldError::invalid(
+                ip.child("mountPath").as_str(),
+                mp,
+                "must be unique",
+            ));
+        }
+        points.push(mp);
+    }
+    errs
+}
+
+/// A quantity as a number (enough to compare requests with limits).
+fn quantity(s: &str) -> Option<f64> {
+    let split = s
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(s.len());
+    let (num, suf) = s.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let mult = match suf {
+        "" => 1.0,
+        "n" => 1e-9,
+        "u" => 1e-6,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        _ => return None,
+    };
+    Some(n * mult)
+}
+
+fn qstr(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn resources(r: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let (lp, rp) = (path.child("limits"), path.child("requests"));
+    let limits = obj_of(r, "limits");
+    for (k, v) in limits.into_iter().flatten() {
+        if quantity(&qstr(v)).is_some_and(|q| q < 0.0) {
+            errs.extend(nonnegative(-1, &lp.key(k)).into_iter().map(|mut e| {
+                e.value = Some(Value::String(qstr(v)));
+                e
+            }));
+        }
+    }
+    let mut reqs: Vec<(&String, &Value)> = obj_of(r, "requests").into_iter().flatten().collect();
+    reqs.sort_by(|a, b| a.0.cmp(b.0));
+    for (k, v) in reqs {
+        let q = qstr(v);
+        if quantity(&q).is_some_and(|q| q < 0.0) {
+            errs.push(FieldError::invalid(
+                rp.key(k).as_str(),
+                q.as_str(),
+                "must be greater than or equal to 0",
+            ));
+        }
+        if let Some(l) = limits.and_then(|l| l.get(k)) {
+            let ls = qstr(l);
+            if let (Some(a), Some(b)) = (quantity(&q), quantity(&ls)) {
+                if a > b {
+                    errs.push(FieldError::invalid(
+                        rp.as_str(),
+                        q.as_str(),
+                        &format!("must be less than or equal to {k} limit of {ls}"),
+                    ));
+                }
+            }
+        }
+    }
+    errs
+}
+
+fn probes(c: &Value, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (key, one) in [
+        ("livenessProbe", true),
+        ("readinessProbe", false),
+        ("startupProbe", true),
+    ] {
+        let Some(probe) = c.get(key).filter(|v| v.is_object()) else {
+            continue;
+        };
+        let pp = p.child(key);
+        errs.extend(handler(probe, &pp));
+        for f in [
+            "initialDelaySeconds",
+            "timeoutSeconds",
+            "periodSeconds",
+            "successThreshold",
+            "failureThreshold",
+        ] {
+            errs.extend(nonnegative(int_of(probe, f).unwrap_or(0), &pp.child(f)));
+        }
+        if let Some(t) = int_of(probe, "terminationGracePeriodSeconds") {
+            if t <= 0 {
+                errs.push(FieldError::invalid(
+                    pp.child("terminationGracePeriodSeconds").as_str(),
+                    t,
+                    "must be greater than 0",
+                ));
+            }
+        }
+        if one {
+            if let Some(s) = int_of(probe, "successThreshold").filter(|s| *s != 1) {
+                errs.push(FieldError::invalid(
+                    pp.child("successThreshold").as_str(),
+                    s,
+                    "must be 1",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+fn handler(h: &Value, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut n = 0;
+    for key in ["exec", "httpGet", "tcpSocket", "grpc"] {
+        let Some(v) = h.get(key).filter(|v| v.is_object()) else {
+            continue;
+        };
+        let hp = p.child(key);
+        if n > 0 {
+            errs.push(FieldError::forbidden(
+                hp.as_str(),
+                "may not specify more than 1 handler type",
+            ));
+            continue;
+        }
+        n += 1;
+        match key {
+            "exec" => {
+                if list_of(v, "command").is_empty() {
+                    errs.push(FieldError::required(hp.child("command").as_str(), ""));
+                }
+            }
+            "httpGet" => {
+                if str_of(v, "path").is_empty() {
+                    errs.push(FieldError::required(hp.child("path").as_str(), ""));
+                }
+                errs.extend(port_num_or_name(v.get("port"), &hp.child("port")));
+                let scheme = str_of(v, "scheme");
+                if !scheme.is_empty() && scheme != "HTTP" && scheme != "HTTPS" {
+                    errs.push(FieldError::not_supported(
+                        hp.child("scheme").as_str(),
+                        scheme,
+                        &["HTTP", "HTTPS"],
+                    ));
+                }
+            }
+            "tcpSocket" => errs.extend(port_num_or_name(v.get("port"), &hp.child("port"))),
+            _ => errs.extend(port_num(int_of(v, "port").unwrap_or(0), &hp.child("port"))),
+        }
+    }
+    if n == 0 {
+        errs.push(FieldError::required(
+            p.as_str(),
+            "must specify a handler type",
+        ));
+    }
+    errs
+}

@@ -1,0 +1,185 @@
+//! Pod, PodTemplate and ReplicationController validation: kube's exact
+//! messages for common mistakes, and realistic valid pods that must pass.
+
+use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
+use serde_json::{json, Value};
+
+use crate::support::{admission, create};
+
+fn pod(spec: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+}
+
+/// The 422 message of `req`.
+async fn message(req: AdmissionRequest) -> String {
+    let adm = admission().await;
+    match adm.admit(req).await {
+        Ok(_) => panic!("admitted"),
+        Err(e) => {
+            assert_eq!(e.code, 422, "{}", e.message);
+            e.message
+        }
+    }
+}
+
+async fn pod_message(spec: Value) -> String {
+    message(create("", "pods", "default", pod(spec))).await
+}
+
+#[tokio::test]
+async fn missing_containers_and_bad_restart_policy() {
+    assert_eq!(
+        pod_message(json!({"restartPolicy": "Sometimes"})).await,
+        "Pod \"p\" is invalid: [spec.containers: Required value, spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"OnFailure\", \"Never\"]"
+    );
+}
+
+#[tokio::test]
+async fn container_name_image_and_ports() {
+    let msg = pod_message(json!({"containers": [
+        {"name": "Web", "ports": [{"containerPort": 70000, "protocol": "ICMP"}]},
+        {"name": "Web", "image": "nginx"}
+    ]}))
+    .await;
+    let label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    assert_eq!(
+        msg,
+        format!("Pod \"p\" is invalid: [spec.containers[0].name: Invalid value: \"Web\": {label}, spec.containers[0].image: Required value, spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.containers[0].ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.containers[1].name: Invalid value: \"Web\": {label}, spec.containers[1].name: Duplicate value: \"Web\"]")
+    );
+}
+
+#[tokio::test]
+async fn env_volumes_mounts_resources_probes() {
+    let msg = pod_message(json!({
+        "volumes": [{"name": "v", "emptyDir": {}, "secret": {"secretName": "s"}}, {"name": "w"}],
+        "containers": [{"name": "c", "image": "i",
+            "env": [{"name": "A=B"}, {"name": "X", "value": "1", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "k"}}}],
+            "volumeMounts": [{"name": "v", "mountPath": "/a"}],
+            "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "2"}},
+            "livenessProbe": {"successThreshold": 2, "periodSeconds": 10},
+        }]
+    }))
+    .await;
+    assert_eq!(
+        msg,
+        "Pod \"p\" is invalid: [spec.volumes[0].secret: Forbidden: may not specify more than 1 volume type, spec.containers[0].env[0].name: Invalid value: \"A=B\": a valid environment variable name must consist only of printable ASCII characters other than '=', spec.containers[0].env[1].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty, spec.containers[0].volumeMounts[0].name: Not found: \"v\", spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1, spec.containers[0].livenessProbe: Required value: must specify a handler type, spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1]"
+    );
+}
+
+#[tokio::test]
+async fn tolerations_deadline_and_hostname() {
+    let msg = pod_message(json!({
+        "containers": [{"name": "c", "image": "i"}],
+        "activeDeadlineSeconds": 0, "hostname": "A_B",
+        "tolerations": [{"operator": "Equal", "value": "x"}, {"key": "k", "operator": "Maybe", "effect": "Sometimes"}]
+    }))
+    .await;
+    assert!(msg.starts_with("Pod \"p\" is invalid: [spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive, spec.hostname: Invalid value: \"A_B\": "), "{msg}");
+    assert!(msg.ends_with("spec.tolerations[0].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\", spec.tolerations[1].operator: Unsupported value: \"Maybe\": supported values: \"Equal\", \"Exists\", spec.tolerations[1].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"]"), "{msg}");
+}
+
+fn update(old: Value, new: Value) -> AdmissionRequest {
+    let mut req = create("", "pods", "default", new);
+    req.operation = Operation::Update;
+    req.old_object = Some(old);
+    req
+}
+
+#[tokio::test]
+async fn pod_update_only_image_changes() {
+    let adm = admission().await;
+    let old = adm
+        .admit(create(
+            "",
+            "pods",
+            "default",
+            pod(json!({"containers": [{"name": "c", "image": "a"}]})),
+        ))
+        .await
+        .unwrap()
+        .object
+        .unwrap();
+    let mut img = old.clone();
+    img["spec"]["containers"][0]["image"] = json!("b");
+    adm.admit(update(old.clone(), img)).await.unwrap();
+    let mut env = old.clone();
+    env["spec"]["containers"][0]["env"] = json!([{"name": "A", "value": "1"}]);
+    let msg = message(update(old, env)).await;
+    assert!(msg.starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n"), "{msg}");
+}
+
+#[tokio::test]
+async fn replication_controller_selector_and_restart_policy() {
+    let rc = json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r"},
+        "spec": {"replicas": -1, "selector": {"app": "a"}, "template": {"metadata": {"labels": {"app": "b"}},
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}});
+    assert_eq!(
+        message(create("", "replicationcontrollers", "default", rc)).await,
+        "ReplicationController \"r\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"b\"}: selector does not match template labels, spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\"]"
+    );
+}
+
+#[tokio::test]
+async fn pod_template_spec_is_validated() {
+    let pt = json!({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
+        "template": {"spec": {"containers": [{"name": "c"}]}}});
+    assert_eq!(
+        message(create("", "podtemplates", "default", pt)).await,
+        "PodTemplate \"t\" is invalid: template.spec.containers[0].image: Required value"
+    );
+}
+
+#[tokio::test]
+async fn realistic_pods_pass() {
+    let adm = admission().await;
+    let spec = json!({
+        "volumes": [
+            {"name": "cfg", "configMap": {"name": "cm", "items": [{"key": "a", "path": "a"}]}},
+            {"name": "sec", "secret": {"secretName": "s"}},
+            {"name": "tmp", "emptyDir": {"sizeLimit": "1Gi"}},
+            {"name": "proj", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
+            {"name": "data", "persistentVolumeClaim": {"claimName": "pvc"}},
+            {"name": "host", "hostPath": {"path": "/var/log", "type": "Directory"}}
+        ],
+        "initContainers": [
+            {"name": "init", "image": "busybox", "command": ["true"]},
+            {"name": "sidecar", "image": "envoy", "restartPolicy": "Always",
+             "readinessProbe": {"tcpSocket": {"port": 9901}}}
+        ],
+        "containers": [{
+            "name": "app", "image": "nginx:1.27",
+            "ports": [{"name": "http", "containerPort": 80}, {"containerPort": 53, "protocol": "UDP", "hostPort": 5353}],
+            "env": [
+                {"name": "PLAIN", "value": "x"},
+                {"name": "FROM_CM", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "a"}}},
+                {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": "s", "key": "pw", "optional": true}}},
+                {"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+                {"name": "MEM", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory"}}}
+            ],
+            "envFrom": [{"configMapRef": {"name": "cm"}}],
+            "volumeMounts": [
+                {"name": "cfg", "mountPath": "/etc/cfg"}, {"name": "sec", "mountPath": "/etc/sec", "readOnly": true},
+                {"name": "tmp", "mountPath": "/tmp"}, {"name": "proj", "mountPath": "/var/run/x"},
+                {"name": "data", "mountPath": "/data"}, {"name": "host", "mountPath": "/host"}
+            ],
+            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}},
+            "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http"}, "periodSeconds": 10},
+            "readinessProbe": {"exec": {"command": ["cat", "/tmp/ok"]}, "successThreshold": 2},
+            "startupProbe": {"grpc": {"port": 9090}, "failureThreshold": 30},
+            "securityContext": {"runAsNonRoot": true, "allowPrivilegeEscalation": false,
+                "capabilities": {"drop": ["ALL"]}}
+        }],
+        "securityContext": {"runAsUser": 1000, "fsGroup": 2000, "seccompProfile": {"type": "RuntimeDefault"}},
+        "nodeSelector": {"kubernetes.io/os": "linux"},
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}},
+        "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"operator": "Exists"}, {"key": "k", "value": "v", "effect": "NoSchedule"}],
+        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "a"}}}],
+        "hostname": "web-0", "subdomain": "web", "activeDeadlineSeconds": 600,
+        "serviceAccountName": "default", "terminationGracePeriodSeconds": 30
+    });
+    let res = adm.admit(create("", "pods", "default", pod(spec))).await;
+    assert!(res.is_ok(), "{:?}", res.err().map(|e| e.message));
+}
