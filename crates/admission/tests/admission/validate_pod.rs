@@ -183,3 +183,36 @@ async fn realistic_pods_pass() {
     let res = adm.admit(create("", "pods", "default", pod(spec))).await;
     assert!(res.is_ok(), "{:?}", res.err().map(|e| e.message));
 }
+
+#[tokio::test]
+async fn pod_update_validates_new_spec_and_container_count() {
+    let adm = admission().await;
+    let old = adm
+        .admit(create(
+            "",
+            "pods",
+            "default",
+            pod(json!({"containers": [{"name": "c", "image": "a"}]})),
+        ))
+        .await
+        .unwrap()
+        .object
+        .unwrap();
+    let mut added = old.clone();
+    let c = added["spec"]["containers"][0].clone();
+    added["spec"]["containers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "d", "image": "b", "terminationMessagePolicy": c["terminationMessagePolicy"], "imagePullPolicy": "Always"}));
+    assert_eq!(
+        message(update(old.clone(), added)).await,
+        "Pod \"p\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers"
+    );
+    let mut bad_deadline = old.clone();
+    bad_deadline["spec"]["activeDeadlineSeconds"] = json!(0);
+    let msg = message(update(old, bad_deadline)).await;
+    assert!(
+        msg.starts_with("Pod \"p\" is invalid: spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"),
+        "{msg}"
+    );
+}

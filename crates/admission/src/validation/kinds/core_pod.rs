@@ -42,7 +42,12 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         if !w.subresource.is_empty() {
             return Vec::new();
         }
-        return validate_pod_update(spec, old.get("spec").unwrap_or(&Value::Null));
+        let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default());
+        errs.extend(validate_pod_update(
+            spec,
+            old.get("spec").unwrap_or(&Value::Null),
+        ));
+        return errs;
     }
     validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default())
 }
@@ -330,6 +335,15 @@ const POD_UPDATE_MSG: &str = "pod updates may not change fields other than `spec
 fn validate_pod_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let sp = Path::new("spec");
+    for key in ["containers", "initContainers"] {
+        if list_of(new, key).len() != list_of(old, key).len() {
+            errs.push(FieldError::forbidden(
+                sp.child(key).as_str(),
+                "pod updates may not add or remove containers",
+            ));
+            return errs;
+        }
+    }
     if let (Some(o), n) = (
         int_of(old, "activeDeadlineSeconds"),
         int_of(new, "activeDeadlineSeconds"),
