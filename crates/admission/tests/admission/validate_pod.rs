@@ -216,3 +216,16 @@ async fn pod_update_validates_new_spec_and_container_count() {
         "{msg}"
     );
 }
+
+#[tokio::test]
+async fn topology_spread_constraints() {
+    let msg = pod_message(json!({
+        "containers": [{"name": "c", "image": "i"}],
+        "topologySpreadConstraints": [{"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": "Maybe"}]
+    }))
+    .await;
+    assert_eq!(
+        msg,
+        "Pod \"p\" is invalid: [spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero, spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty, spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Maybe\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"]"
+    );
+}

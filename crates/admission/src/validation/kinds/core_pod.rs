@@ -119,6 +119,10 @@ pub(crate) fn validate_pod_spec(
         obj_of(spec, "nodeSelector"),
         &path.child("nodeSelector"),
     ));
+    errs.extend(validate_topology_spread(
+        list_of(spec, "topologySpreadConstraints"),
+        &path.child("topologySpreadConstraints"),
+    ));
     let sa = str_of(spec, "serviceAccountName");
     if !sa.is_empty() {
         errs.extend(super::util::dns1123_subdomain(
@@ -499,4 +503,44 @@ pub(crate) fn with_claim_volumes(template: &Value, sts_spec: &Value) -> Value {
     }
     spec.insert("volumes".into(), Value::Array(vols));
     t
+}
+
+/// kube's `validateTopologySpreadConstraints`: maxSkew, topologyKey and
+/// whenUnsatisfiable (the repeat, minDomains and matchLabelKeys rules are
+/// left out).
+fn validate_topology_spread(cs: &[Value], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, c) in cs.iter().enumerate() {
+        let ip = path.index(i);
+        let skew = int_of(c, "maxSkew").unwrap_or(0);
+        if skew <= 0 {
+            errs.push(FieldError::invalid(
+                ip.child("maxSkew").as_str(),
+                skew,
+                "must be greater than zero",
+            ));
+        }
+        let key = str_of(c, "topologyKey");
+        if key.is_empty() {
+            errs.push(FieldError::required(
+                ip.child("topologyKey").as_str(),
+                "can not be empty",
+            ));
+        } else {
+            errs.extend(super::util::invalid_all(
+                keelson_apimachinery::names::is_qualified_name(key),
+                &ip.child("topologyKey"),
+                key,
+            ));
+        }
+        let when = str_of(c, "whenUnsatisfiable");
+        if when != "DoNotSchedule" && when != "ScheduleAnyway" {
+            errs.push(FieldError::not_supported(
+                ip.child("whenUnsatisfiable").as_str(),
+                when,
+                &["DoNotSchedule", "ScheduleAnyway"],
+            ));
+        }
+    }
+    errs
 }
