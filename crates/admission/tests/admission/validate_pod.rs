@@ -229,3 +229,16 @@ async fn topology_spread_constraints() {
         "Pod \"p\" is invalid: [spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero, spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty, spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Maybe\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"]"
     );
 }
+
+#[tokio::test]
+async fn host_port_conflicts_across_containers() {
+    let msg = pod_message(json!({"containers": [
+        {"name": "a", "image": "i", "ports": [{"containerPort": 80, "hostPort": 8080}]},
+        {"name": "b", "image": "i", "ports": [{"containerPort": 81, "hostPort": 8080}]}
+    ]}))
+    .await;
+    assert_eq!(
+        msg,
+        "Pod \"p\" is invalid: spec.containers[1].ports[0].hostPort: Duplicate value: \"/TCP/8080\""
+    );
+}

@@ -36,6 +36,36 @@ pub(super) fn validate_containers(cs: &[Value], vols: &[String], path: &Path) ->
             ));
         }
     }
+    errs.extend(host_port_conflicts(cs.iter().enumerate(), path));
+    errs
+}
+
+/// kube's `checkHostPortConflicts`: `hostIP/protocol/hostPort` unique.
+fn host_port_conflicts<'a>(
+    cs: impl Iterator<Item = (usize, &'a Value)>,
+    path: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (ci, c) in cs {
+        for (pi, port) in list_of(c, "ports").iter().enumerate() {
+            let hp = int_of(port, "hostPort").unwrap_or(0);
+            if hp == 0 {
+                continue;
+            }
+            let key = format!(
+                "{}/{}/{hp}",
+                str_of(port, "hostIP"),
+                str_of(port, "protocol")
+            );
+            if seen.contains(&key) {
+                let p = path.index(ci).child("ports").index(pi).child("hostPort");
+                errs.push(duplicate(&p, key.as_str()));
+            } else {
+                seen.push(key);
+            }
+        }
+    }
     errs
 }
 
@@ -69,6 +99,8 @@ pub(super) fn validate_init_containers(
         } else if !name.is_empty() {
             names.push(name);
         }
+        // kube checks each init container alone, as a one-element list (index 0).
+        errs.extend(host_port_conflicts(std::iter::once((0, c)), path));
         if always {
             errs.extend(probes(c, &p));
         } else {
