@@ -30,6 +30,19 @@ use serde_json::Value;
 pub use decode::DecodeError;
 pub use lifecycle::IMMORTAL_NAMESPACES;
 
+/// The per-kind validation errors of a create of `obj`, a `group`/`kind`
+/// object that has been decoded and defaulted (what admission's
+/// validation step adds after the metadata rules). For benchmarks and
+/// tools; a write is validated by [`LocalAdmission`].
+pub fn validate_kind_on_create(group: &str, kind: &str, obj: &Value) -> Vec<FieldError> {
+    let write = validation::Write {
+        op: Operation::Create,
+        subresource: "",
+        old: None,
+    };
+    validation::validate_kind(group, kind, write, obj)
+}
+
 use registry::{Catalog, NameRule};
 use validation::MetaRules;
 

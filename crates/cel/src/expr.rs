@@ -42,7 +42,8 @@ impl Activation {
 
     /// Binds `name` to the JSON value `v` (untyped: no schema).
     pub fn bind(&mut self, name: &str, v: &Json) {
-        self.vars.push((name.to_string(), from_json(v, None, false)));
+        self.vars
+            .push((name.to_string(), from_json(v, None, false)));
     }
 
     /// Evaluates `expr` and binds its result as `variables.<name>`; an

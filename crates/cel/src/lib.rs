@@ -16,8 +16,8 @@
 mod check;
 mod compile;
 mod escape;
-pub mod expr;
 mod eval;
+pub mod expr;
 pub mod library;
 mod schema;
 mod types;

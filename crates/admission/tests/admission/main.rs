@@ -9,6 +9,6 @@ mod defaults_groups;
 mod lifecycle;
 mod support;
 mod validate;
-mod validate_workloads;
 mod validate_kinds;
 mod validate_pod;
+mod validate_workloads;

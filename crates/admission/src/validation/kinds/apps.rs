@@ -374,7 +374,9 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
                 ));
             }
             errs.extend(super::core_pod::validate_pod_template_spec(
-                &super::core_pod::with_claim_volumes(template, spec), &tp, w,
+                &super::core_pod::with_claim_volumes(template, spec),
+                &tp,
+                w,
             ));
         }
     }
