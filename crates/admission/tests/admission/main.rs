@@ -6,6 +6,7 @@ mod defaults;
 mod defaults_apis;
 mod defaults_core;
 mod defaults_groups;
+mod fuzz;
 mod lifecycle;
 mod support;
 mod validate;
