@@ -98,6 +98,23 @@ async fn deployment_replicas_and_selector_mismatch() {
     assert!(err.message.contains("spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"other\",\"tier\":\"x\"}: `selector` does not match template `labels`"), "{}", err.message);
 }
 
+/// The Deployment, whole: kube's five causes in kube's order.
+#[tokio::test]
+async fn deployment_five_causes_in_kube_order() {
+    let adm = admission().await;
+    let err = refused(
+        &adm,
+        create("apps", "deployments", "default", five_mistakes()),
+    )
+    .await;
+    let label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    assert_eq!(
+        err.message,
+        format!("Deployment.apps \"web\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {{\"app\":\"other\",\"tier\":\"x\"}}: `selector` does not match template `labels`, spec.template.spec.containers[0].name: Invalid value: \"Bad_Name\": {label}, spec.template.spec.containers[0].image: Required value, spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive]")
+    );
+    assert_eq!(causes(&err).len(), 5);
+}
+
 #[tokio::test]
 async fn deployment_selector_rules() {
     let adm = admission().await;
