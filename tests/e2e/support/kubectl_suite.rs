@@ -159,7 +159,50 @@ fn openapi_v2(c: &Cluster) {
 
 /// Run the suite against `c` (a fresh server: it creates namespaces `e2e`
 /// and `chunks`).
+/// The invalid objects through kubectl: kube's 422 causes, as
+/// kubectl prints them, and nothing stored.
+fn validation(c: &Cluster) {
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "apiVersion: v1\nkind: Service\nmetadata: {name: bogus}\nspec: {type: Bogus}\n",
+            "service/bogus",
+            &[
+                "The Service \"bogus\" is invalid: ",
+                "* spec.ports: Required value",
+                "* spec.type: Unsupported value: \"Bogus\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"",
+            ],
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: sometimes}\nspec: {restartPolicy: Sometimes}\n",
+            "pod/sometimes",
+            &[
+                "* spec.containers: Required value",
+                "* spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"OnFailure\", \"Never\"",
+            ],
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dots}\ndata: {\"..\": x}\n",
+            "configmap/dots",
+            &["The ConfigMap \"dots\" is invalid: data[..]: Invalid value: \"..\": must not be '..'"],
+        ),
+        (
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: half-tls}\ntype: kubernetes.io/tls\nstringData: {tls.crt: x}\n",
+            "secret/half-tls",
+            &["The Secret \"half-tls\" is invalid: data[tls.key]: Required value"],
+        ),
+    ];
+    for (manifest, name, want) in cases {
+        let err = c.fails(&["create", "-f", "-"], Some(manifest));
+        for w in want {
+            assert!(err.contains(w), "{name}: {w:?} not in:\n{err}");
+        }
+        let got = c.fails(&["get", name], None);
+        assert!(got.contains("NotFound"), "{name} was stored: {got}");
+    }
+}
+
 pub fn run(c: &Cluster) {
+    validation(c);
     // Discovery and OpenAPI.
     let res = c.ok(&["api-resources"]);
     for want in [
