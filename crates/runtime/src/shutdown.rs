@@ -13,31 +13,39 @@ use futures::stream::BoxStream;
 /// finish after shutdown is requested.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// Completes on SIGTERM or ctrl-c (SIGINT).
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for ctrl-c");
-            std::future::pending::<()>().await;
-        }
-    };
+/// Completes on SIGTERM or ctrl-c (SIGINT). The SIGTERM handler is
+/// installed when this is called, not when the future is first polled: a
+/// server may answer before its shutdown future is polled, and a SIGTERM
+/// arriving then must not kill the process with the default action.
+/// Call it inside a Tokio runtime.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
+    async move {
+        let ctrl_c = async {
+            if let Err(e) = tokio::signal::ctrl_c().await {
+                tracing::warn!(error = %e, "cannot listen for ctrl-c");
                 std::future::pending::<()>().await;
             }
+        };
+        #[cfg(unix)]
+        let term = async {
+            match term {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                    std::future::pending::<()>().await;
+                }
+            }
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            _ = ctrl_c => tracing::info!("ctrl-c received, shutting down"),
+            _ = term => tracing::info!("SIGTERM received, shutting down"),
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => tracing::info!("ctrl-c received, shutting down"),
-        _ = term => tracing::info!("SIGTERM received, shutting down"),
     }
 }
 
