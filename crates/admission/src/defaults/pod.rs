@@ -147,61 +147,10 @@ fn compute_quantities(list: Option<&Value>) -> Vec<(&'static str, i128)> {
         .collect()
 }
 
-/// An apimachinery quantity in nano-units (sub-nano precision rounds up),
-/// or `None` when it does not parse or does not fit.
+/// An apimachinery quantity in nano-units, or `None` when it does not
+/// parse or does not fit (the CEL library's parser, kube's grammar).
 fn quantity_nanos(s: &str) -> Option<i128> {
-    let s = s.trim();
-    let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
-        .unwrap_or(s.len());
-    let (num, suffix) = s.split_at(end);
-    let (exp10, shift): (i32, u32) = match suffix {
-        "" => (0, 0),
-        "n" => (-9, 0),
-        "u" => (-6, 0),
-        "m" => (-3, 0),
-        "k" => (3, 0),
-        "M" => (6, 0),
-        "G" => (9, 0),
-        "T" => (12, 0),
-        "P" => (15, 0),
-        "E" => (18, 0),
-        "Ki" => (0, 10),
-        "Mi" => (0, 20),
-        "Gi" => (0, 30),
-        "Ti" => (0, 40),
-        "Pi" => (0, 50),
-        "Ei" => (0, 60),
-        e if e.starts_with(['e', 'E']) => (e[1..].parse().ok()?, 0),
-        _ => return None,
-    };
-    let negative = num.starts_with('-');
-    let digits = num.trim_start_matches(['+', '-']);
-    let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
-    if int_part.is_empty() && frac_part.is_empty() {
-        return None;
-    }
-    let mut mantissa: i128 = 0;
-    for c in int_part.chars().chain(frac_part.chars()) {
-        mantissa = mantissa
-            .checked_mul(10)?
-            .checked_add(i128::from(c.to_digit(10)?))?;
-    }
-    mantissa = mantissa.checked_mul(1i128.checked_shl(shift)?)?;
-    let mut scale = 9 + exp10 - i32::try_from(frac_part.len()).ok()?;
-    while scale > 0 {
-        mantissa = mantissa.checked_mul(10)?;
-        scale -= 1;
-    }
-    while scale < 0 {
-        let rest = mantissa % 10;
-        mantissa /= 10;
-        if rest != 0 {
-            mantissa += 1;
-        }
-        scale += 1;
-    }
-    Some(if negative { -mantissa } else { mantissa })
+    keelson_cel::library::quantity::Quantity::parse(s.trim())?.nanos()
 }
 
 /// A pod template at `path` (e.g. `["spec", "template"]`); `restart_always`

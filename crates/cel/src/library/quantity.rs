@@ -92,6 +92,20 @@ impl Quantity {
         }
     }
 
+    /// The value in nano-units (sub-nano precision rounded up, as kube's
+    /// quantities do), when it fits.
+    pub fn nanos(&self) -> Option<i128> {
+        self.nanos
+    }
+
+    /// Whether the value is below zero.
+    pub fn is_negative(&self) -> bool {
+        match self.nanos {
+            Some(n) => n < 0,
+            None => self.approx < 0.0,
+        }
+    }
+
     /// Orders two quantities.
     pub fn cmp_to(&self, o: &Quantity) -> Ordering {
         match (self.nanos, o.nanos) {

@@ -518,9 +518,39 @@ fn not_greater(status: &Value, p: &Path, f: &str, than: &str, msg: &str) -> Opti
         .then(|| FieldError::invalid(p.child(f).as_str(), v, msg))
 }
 
+/// The shared shape of the workloads' status rules: `counts` nonnegative,
+/// each of `within_replicas` at most `replicas`, then
+/// `availableReplicas` at most `readyReplicas` (worded `ready_msg`).
+fn replica_counts_status(
+    s: &Value,
+    p: &Path,
+    counts: &[&str],
+    within_replicas: &[&str],
+    ready_msg: &str,
+) -> Vec<FieldError> {
+    let mut errs = nonneg_fields(s, p, counts);
+    for f in within_replicas {
+        errs.extend(not_greater(
+            s,
+            p,
+            f,
+            "replicas",
+            "cannot be greater than status.replicas",
+        ));
+    }
+    errs.extend(not_greater(
+        s,
+        p,
+        "availableReplicas",
+        "readyReplicas",
+        ready_msg,
+    ));
+    errs
+}
+
 /// kube's `ValidateDeploymentStatus`.
 fn validate_deployment_status(s: &Value, p: &Path) -> Vec<FieldError> {
-    let mut errs = nonneg_fields(
+    replica_counts_status(
         s,
         p,
         &[
@@ -533,24 +563,14 @@ fn validate_deployment_status(s: &Value, p: &Path) -> Vec<FieldError> {
             "terminatingReplicas",
             "collisionCount",
         ],
-    );
-    let msg = "cannot be greater than status.replicas";
-    errs.extend(not_greater(s, p, "updatedReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "readyReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "availableReplicas", "replicas", msg));
-    errs.extend(not_greater(
-        s,
-        p,
-        "availableReplicas",
-        "readyReplicas",
+        &["updatedReplicas", "readyReplicas", "availableReplicas"],
         "cannot be greater than readyReplicas",
-    ));
-    errs
+    )
 }
 
 /// kube's `ValidateReplicaSetStatus`.
 fn validate_replica_set_status(s: &Value, p: &Path) -> Vec<FieldError> {
-    let mut errs = nonneg_fields(
+    replica_counts_status(
         s,
         p,
         &[
@@ -561,24 +581,14 @@ fn validate_replica_set_status(s: &Value, p: &Path) -> Vec<FieldError> {
             "terminatingReplicas",
             "observedGeneration",
         ],
-    );
-    let msg = "cannot be greater than status.replicas";
-    errs.extend(not_greater(s, p, "fullyLabeledReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "readyReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "availableReplicas", "replicas", msg));
-    errs.extend(not_greater(
-        s,
-        p,
-        "availableReplicas",
-        "readyReplicas",
+        &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
         "cannot be greater than readyReplicas",
-    ));
-    errs
+    )
 }
 
 /// kube's `ValidateStatefulSetStatus`.
 fn validate_stateful_set_status(s: &Value, p: &Path) -> Vec<FieldError> {
-    let mut errs = nonneg_fields(
+    replica_counts_status(
         s,
         p,
         &[
@@ -590,20 +600,14 @@ fn validate_stateful_set_status(s: &Value, p: &Path) -> Vec<FieldError> {
             "observedGeneration",
             "collisionCount",
         ],
-    );
-    let msg = "cannot be greater than status.replicas";
-    errs.extend(not_greater(s, p, "readyReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "currentReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "updatedReplicas", "replicas", msg));
-    errs.extend(not_greater(s, p, "availableReplicas", "replicas", msg));
-    errs.extend(not_greater(
-        s,
-        p,
-        "availableReplicas",
-        "readyReplicas",
+        &[
+            "readyReplicas",
+            "currentReplicas",
+            "updatedReplicas",
+            "availableReplicas",
+        ],
         "cannot be greater than status.readyReplicas",
-    ));
-    errs
+    )
 }
 
 /// kube's `ValidateDaemonSetStatus`: every count nonnegative.

@@ -3,6 +3,7 @@
 //! volume mounts, resources, probes).
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
+use keelson_cel::library::quantity::Quantity;
 use serde_json::Value;
 
 use super::super::util::{
@@ -307,35 +308,6 @@ fn mounts(ms: &[Value], vols: &[String], path: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// A quantity as a number (enough to compare requests with limits).
-fn quantity(s: &str) -> Option<f64> {
-    let split = s
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(s.len());
-    let (num, suf) = s.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let mult = match suf {
-        "" => 1.0,
-        "n" => 1e-9,
-        "u" => 1e-6,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        _ => return None,
-    };
-    Some(n * mult)
-}
-
 fn qstr(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -348,7 +320,7 @@ fn resources(r: &Value, path: &Path) -> Vec<FieldError> {
     let (lp, rp) = (path.child("limits"), path.child("requests"));
     let limits = obj_of(r, "limits");
     for (k, v) in limits.into_iter().flatten() {
-        if quantity(&qstr(v)).is_some_and(|q| q < 0.0) {
+        if Quantity::parse(&qstr(v)).is_some_and(|q| q.is_negative()) {
             errs.extend(nonnegative(-1, &lp.key(k)).into_iter().map(|mut e| {
                 e.value = Some(Value::String(qstr(v)));
                 e
@@ -359,7 +331,7 @@ fn resources(r: &Value, path: &Path) -> Vec<FieldError> {
     reqs.sort_by(|a, b| a.0.cmp(b.0));
     for (k, v) in reqs {
         let q = qstr(v);
-        if quantity(&q).is_some_and(|q| q < 0.0) {
+        if Quantity::parse(&q).is_some_and(|q| q.is_negative()) {
             errs.push(FieldError::invalid(
                 rp.key(k).as_str(),
                 q.as_str(),
@@ -368,8 +340,8 @@ fn resources(r: &Value, path: &Path) -> Vec<FieldError> {
         }
         if let Some(l) = limits.and_then(|l| l.get(k)) {
             let ls = qstr(l);
-            if let (Some(a), Some(b)) = (quantity(&q), quantity(&ls)) {
-                if a > b {
+            if let (Some(a), Some(b)) = (Quantity::parse(&q), Quantity::parse(&ls)) {
+                if a.cmp_to(&b) == std::cmp::Ordering::Greater {
                     errs.push(FieldError::invalid(
                         rp.as_str(),
                         q.as_str(),
