@@ -33,6 +33,19 @@ fn is_headless(spec: &Value) -> bool {
 
 const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 
+/// A Service or Endpoints port's `protocol`: required, one of kube's.
+fn protocol(port: &Value, path: &Path) -> Option<FieldError> {
+    let proto = str_of(port, "protocol");
+    let at = path.child("protocol");
+    if proto.is_empty() {
+        Some(FieldError::required(at.as_str(), ""))
+    } else if !PROTOCOLS.contains(&proto) {
+        Some(FieldError::not_supported(at.as_str(), proto, PROTOCOLS))
+    } else {
+        None
+    }
+}
+
 /// `validateServicePort`.
 fn validate_service_port(
     sp: &Value,
@@ -56,16 +69,7 @@ fn validate_service_port(
         int_of(sp, "port").unwrap_or(0),
         &path.child("port"),
     ));
-    let proto = str_of(sp, "protocol");
-    if proto.is_empty() {
-        errs.push(FieldError::required(path.child("protocol").as_str(), ""));
-    } else if !PROTOCOLS.contains(&proto) {
-        errs.push(FieldError::not_supported(
-            path.child("protocol").as_str(),
-            proto,
-            PROTOCOLS,
-        ));
-    }
+    errs.extend(protocol(sp, path));
     errs.extend(port_num_or_name(
         sp.get("targetPort"),
         &path.child("targetPort"),
@@ -412,15 +416,6 @@ fn endpoint_port(p: &Value, require_name: bool, path: &Path) -> Vec<FieldError> 
         int_of(p, "port").unwrap_or(0),
         &path.child("port"),
     ));
-    let proto = str_of(p, "protocol");
-    if proto.is_empty() {
-        errs.push(FieldError::required(path.child("protocol").as_str(), ""));
-    } else if !PROTOCOLS.contains(&proto) {
-        errs.push(FieldError::not_supported(
-            path.child("protocol").as_str(),
-            proto,
-            PROTOCOLS,
-        ));
-    }
+    errs.extend(protocol(p, path));
     errs
 }
