@@ -7,5 +7,5 @@ mod objectmeta;
 mod required;
 
 pub(crate) use kinds::{validate as validate_kind, Write};
-pub(crate) use objectmeta::{no_new_finalizers, validate_meta, MetaRules};
+pub(crate) use objectmeta::{no_new_finalizers, path_segment_errors, validate_meta, MetaRules};
 pub(crate) use required::required_fields;

@@ -56,8 +56,9 @@ pub(crate) fn name_errors(rule: NameRule, name: &str, prefix: bool) -> Vec<Strin
     }
 }
 
-/// `ValidatePathSegmentName`.
-fn path_segment_errors(name: &str, prefix: bool) -> Vec<String> {
+/// `ValidatePathSegmentName` (`IsValidPathSegmentName` when `prefix` is
+/// false).
+pub(crate) fn path_segment_errors(name: &str, prefix: bool) -> Vec<String> {
     if !prefix {
         for bad in [".", ".."] {
             if name == bad {

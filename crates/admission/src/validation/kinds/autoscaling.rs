@@ -90,18 +90,6 @@ fn validate_hpa_spec(spec: &Value, p: &Path, v1: bool) -> Vec<FieldError> {
     errs
 }
 
-/// `IsValidPathSegmentName`.
-fn path_segment_errors(v: &str) -> Vec<String> {
-    if v == "." || v == ".." {
-        return vec![format!("may not be '{v}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|c| v.contains(*c))
-        .map(|c| format!("may not contain '{c}'"))
-        .collect()
-}
-
 /// kube's `ValidateCrossVersionObjectReference` (kind and name).
 fn validate_cross_version_ref(r: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -110,7 +98,7 @@ fn validate_cross_version_ref(r: &Value, p: &Path) -> Vec<FieldError> {
         if v.is_empty() {
             errs.push(FieldError::required(p.child(f).as_str(), ""));
         } else {
-            for msg in path_segment_errors(v) {
+            for msg in crate::validation::path_segment_errors(v, false) {
                 errs.push(FieldError::invalid(p.child(f).as_str(), v, &msg));
             }
         }

@@ -191,20 +191,6 @@ fn http_path(p: &Value, path: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// kube's `IsValidPathSegmentName` messages.
-fn segment_errors(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name == "." || name == ".." {
-        errs.push(format!("may not be '{name}'"));
-    }
-    for bad in ["/", "%"] {
-        if name.contains(bad) {
-            errs.push(format!("may not contain '{bad}'"));
-        }
-    }
-    errs
-}
-
 /// `validateIngressBackend`.
 fn ingress_backend(b: &Value, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -231,7 +217,11 @@ fn ingress_backend(b: &Value, path: &Path) -> Vec<FieldError> {
                         &format!("{key} is required"),
                     ));
                 } else {
-                    errs.extend(invalid_all(segment_errors(v), &rp.child(key), v));
+                    errs.extend(invalid_all(
+                        crate::validation::path_segment_errors(v, false),
+                        &rp.child(key),
+                        v,
+                    ));
                 }
             }
         }
@@ -326,7 +316,11 @@ fn validate_ingress_class_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
                     &format!("{key} is required"),
                 ));
             } else {
-                errs.extend(invalid_all(segment_errors(v), &pp.child(key), v));
+                errs.extend(invalid_all(
+                    crate::validation::path_segment_errors(v, false),
+                    &pp.child(key),
+                    v,
+                ));
             }
         }
         let scope = str_of(params, "scope");

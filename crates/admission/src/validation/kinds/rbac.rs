@@ -123,20 +123,6 @@ fn validate_policy_rule(rule: &Value, namespaced: bool, path: &Path) -> Vec<Fiel
     errs
 }
 
-/// kube's `ValidateRBACName` (path segment names).
-fn rbac_name_errors(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name == "." || name == ".." {
-        errs.push(format!("may not be '{name}'"));
-    }
-    for bad in ["/", "%"] {
-        if name.contains(bad) {
-            errs.push(format!("may not contain '{bad}'"));
-        }
-    }
-    errs
-}
-
 /// `ValidateRoleBinding` / `ValidateClusterRoleBinding`.
 fn binding(obj: &Value, namespaced: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -163,7 +149,7 @@ fn binding(obj: &Value, namespaced: bool) -> Vec<FieldError> {
     if name.is_empty() {
         errs.push(FieldError::required("roleRef.name", ""));
     } else {
-        for m in rbac_name_errors(name) {
+        for m in crate::validation::path_segment_errors(name, false) {
             errs.push(FieldError::invalid("roleRef.name", name, &m));
         }
     }
