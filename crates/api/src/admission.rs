@@ -39,6 +39,29 @@ pub struct AdmissionRequest {
     pub is_patch: bool,
     pub field_validation: FieldValidation,
     pub dry_run: bool,
+    /// Who asked (after impersonation); `None` when not known (tools,
+    /// tests). Admission webhooks receive it as `request.userInfo`.
+    pub user: Option<UserInfo>,
+    /// The operation's options as kube passes them to admission: a
+    /// `CreateOptions`, `UpdateOptions` or `DeleteOptions` object
+    /// (`meta.k8s.io/v1`, with `dryRun`, `fieldManager`, ...).
+    pub options: Option<Value>,
+}
+
+/// The requesting user as admission sees it (kube's
+/// `authentication.k8s.io/v1` `UserInfo`, serialized as in an
+/// `AdmissionReview`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInfo {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub username: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub extra: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// A successful admission.

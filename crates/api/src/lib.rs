@@ -12,7 +12,7 @@ mod store;
 mod watch_cache;
 
 pub use admission::{
-    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation,
+    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation, UserInfo,
 };
 pub use merge::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};
 pub use store::{

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use keelson_api::{AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation};
+use keelson_api::{
+    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation, UserInfo,
+};
 use keelson_apimachinery::ApiResult;
 use tonic::{Request, Response, Status};
 
@@ -54,6 +56,28 @@ fn field_validation_from_pb(v: i32) -> ApiResult<FieldValidation> {
     }
 }
 
+fn user_to_pb(u: UserInfo) -> pb::UserInfo {
+    pb::UserInfo {
+        username: u.username,
+        uid: u.uid,
+        groups: u.groups,
+        extra: u
+            .extra
+            .into_iter()
+            .map(|(k, values)| (k, pb::ExtraValue { values }))
+            .collect(),
+    }
+}
+
+fn user_from_pb(u: pb::UserInfo) -> UserInfo {
+    UserInfo {
+        username: u.username,
+        uid: u.uid,
+        groups: u.groups,
+        extra: u.extra.into_iter().map(|(k, v)| (k, v.values)).collect(),
+    }
+}
+
 fn request_from_pb(r: pb::AdmitRequest) -> ApiResult<AdmissionRequest> {
     let object = match &r.object {
         Some(b) => Some(from_json_bytes(SERVICE, "object", b)?),
@@ -61,6 +85,10 @@ fn request_from_pb(r: pb::AdmitRequest) -> ApiResult<AdmissionRequest> {
     };
     let old_object = match &r.old_object {
         Some(b) => Some(from_json_bytes(SERVICE, "old_object", b)?),
+        None => None,
+    };
+    let options = match &r.options {
+        Some(b) => Some(from_json_bytes(SERVICE, "options", b)?),
         None => None,
     };
     Ok(AdmissionRequest {
@@ -77,6 +105,8 @@ fn request_from_pb(r: pb::AdmitRequest) -> ApiResult<AdmissionRequest> {
         is_patch: r.is_patch,
         field_validation: field_validation_from_pb(r.field_validation)?,
         dry_run: r.dry_run,
+        user: r.user.map(user_from_pb),
+        options,
     })
 }
 
@@ -95,6 +125,8 @@ fn request_to_pb(r: AdmissionRequest) -> pb::AdmitRequest {
         is_patch: r.is_patch,
         field_validation: field_validation_to_pb(r.field_validation).into(),
         dry_run: r.dry_run,
+        user: r.user.map(user_to_pb),
+        options: r.options.as_ref().map(to_json_bytes),
     }
 }
 

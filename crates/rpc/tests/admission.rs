@@ -52,6 +52,8 @@ fn request(op: Operation, fv: FieldValidation) -> AdmissionRequest {
         is_patch: false,
         field_validation: fv,
         dry_run: false,
+        user: None,
+        options: None,
     }
 }
 
@@ -75,6 +77,14 @@ async fn requests_and_responses_round_trip_exactly() {
     sent[1].is_patch = true;
     sent[1].raw_body = None;
     sent[1].dry_run = true;
+    sent[1].user = Some(keelson_api::UserInfo {
+        username: "alice".into(),
+        uid: "u-1".into(),
+        groups: vec!["dev".into(), "system:authenticated".into()],
+        extra: [("scopes".to_string(), vec!["a".to_string(), "b".to_string()])].into(),
+    });
+    sent[1].options =
+        Some(json!({"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"]}));
     sent[2].object = None;
     sent[2].raw_body = Some(Vec::new());
     sent[2].namespace = String::new();

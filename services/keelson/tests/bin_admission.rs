@@ -31,6 +31,8 @@ fn create_configmap(namespace: &str) -> AdmissionRequest {
         is_patch: false,
         field_validation: FieldValidation::Strict,
         dry_run: false,
+        user: None,
+        options: None,
     }
 }
 

@@ -155,5 +155,7 @@ pub fn create(group: &str, resource: &str, namespace: &str, object: Value) -> Ad
         is_patch: false,
         field_validation: FieldValidation::Warn,
         dry_run: false,
+        user: None,
+        options: None,
     }
 }

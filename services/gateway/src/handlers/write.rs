@@ -90,10 +90,62 @@ pub(crate) async fn admit(
                 is_patch,
                 field_validation: opts.fv,
                 dry_run: opts.dry,
+                user: Some(admission_user()),
+                options: Some(operation_options(cx, operation, opts.dry)),
             })
             .await?;
     super::review::check_escalation(cx, resp.object.as_ref(), old_for_checks.as_ref())?;
     Ok((resp.object, resp.warnings))
+}
+
+/// The request's user as admission sees it (after impersonation).
+fn admission_user() -> keelson_api::UserInfo {
+    let u = crate::filters::current_user();
+    keelson_api::UserInfo {
+        username: u.name.clone(),
+        uid: u.uid.clone(),
+        groups: u.groups.clone(),
+        extra: u.extra.clone(),
+    }
+}
+
+/// The operation's options as kube hands them to admission: the request's
+/// `CreateOptions`/`UpdateOptions` (a patch's `PatchOptions` become the
+/// `UpdateOptions` kube derives from them) or `DeleteOptions`, from the
+/// query.
+fn operation_options(cx: &Ctx<'_>, operation: Operation, dry: bool) -> Value {
+    let kind = match operation {
+        Operation::Create => "CreateOptions",
+        Operation::Update => "UpdateOptions",
+        Operation::Delete => "DeleteOptions",
+    };
+    let mut m = serde_json::Map::new();
+    m.insert("kind".into(), kind.into());
+    m.insert("apiVersion".into(), "meta.k8s.io/v1".into());
+    let q = cx.query;
+    if operation == Operation::Delete {
+        if let Some(g) = q
+            .get("gracePeriodSeconds")
+            .and_then(|g| g.parse::<i64>().ok())
+        {
+            m.insert("gracePeriodSeconds".into(), g.into());
+        }
+        if let Some(p) = q.get("propagationPolicy").filter(|p| !p.is_empty()) {
+            m.insert("propagationPolicy".into(), p.into());
+        }
+    }
+    if dry {
+        m.insert("dryRun".into(), serde_json::json!(["All"]));
+    }
+    if operation != Operation::Delete {
+        if let Some(f) = q.get("fieldManager").filter(|f| !f.is_empty()) {
+            m.insert("fieldManager".into(), f.into());
+        }
+        if let Some(f) = q.get("fieldValidation").filter(|f| !f.is_empty()) {
+            m.insert("fieldValidation".into(), f.into());
+        }
+    }
+    Value::Object(m)
 }
 
 /// Create through admission and the store; shared by POST and PUT-creates.
