@@ -62,6 +62,13 @@ impl SledKv {
         Ok(SledKv::new(Mvcc::open(engine)?))
     }
 
+    /// A store in memory ([`crate::memory_engine`]): sled's MVCC, watch
+    /// and compaction semantics, nothing on disk, gone when dropped.
+    pub fn in_memory() -> Result<SledKv, KvError> {
+        let engine: Arc<dyn Engine> = Arc::new(crate::memory_engine::MemoryEngine::new());
+        Ok(SledKv::new(Mvcc::open(engine)?))
+    }
+
     /// The seam over an opened MVCC store.
     pub fn new(mvcc: Mvcc) -> SledKv {
         SledKv {
