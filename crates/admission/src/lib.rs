@@ -9,7 +9,9 @@ mod custom;
 mod decode;
 mod defaults;
 mod lifecycle;
+mod plugins;
 mod policy;
+pub mod quota;
 mod schema;
 mod validation;
 
@@ -29,6 +31,7 @@ use serde_json::Value;
 
 pub use decode::DecodeError;
 pub use lifecycle::IMMORTAL_NAMESPACES;
+pub use plugins::{PluginConfig, ALL_PLUGINS, DEFAULT_ON, DEFAULT_TOLERATION_SECONDS};
 
 /// The per-kind validation errors of a create of `obj`, a `group`/`kind`
 /// object that has been decoded and defaulted (what admission's
@@ -56,18 +59,36 @@ pub struct LocalAdmission {
     namespaces: lifecycle::Namespaces,
     /// ValidatingAdmissionPolicies and their bindings.
     policies: policy::Policies,
+    /// ResourceQuota: the quotas, followed, and the charging of writes.
+    quotas: quota::Quotas,
+    /// The built-in plugins (LimitRanger, ServiceAccount, Priority, ...)
+    /// and which admission plugins are enabled.
+    plugins: plugins::Plugins,
 }
 
 impl LocalAdmission {
     /// Admission that reads namespaces from `store` and schemas from the
     /// live `catalog` (each request reads one generation).
     pub fn new(store: Arc<dyn StoreApi>, catalog: Catalog) -> LocalAdmission {
+        LocalAdmission::with_plugins(store, catalog, PluginConfig::default())
+    }
+
+    /// [`LocalAdmission::new`] running the admission plugins `plugins`
+    /// enables (kube's `--enable-admission-plugins` /
+    /// `--disable-admission-plugins`).
+    pub fn with_plugins(
+        store: Arc<dyn StoreApi>,
+        catalog: Catalog,
+        plugins: PluginConfig,
+    ) -> LocalAdmission {
         LocalAdmission {
             store,
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
             namespaces: lifecycle::Namespaces::new(),
             policies: policy::Policies::new(),
+            quotas: quota::Quotas::new(),
+            plugins: plugins::Plugins::new(plugins),
         }
     }
 }
@@ -281,7 +302,10 @@ impl LocalAdmission {
 
         // 3. NamespaceLifecycle.
         let display_name = display_name(&req.name, &object);
-        if req.operation == Operation::Create && namespaced {
+        if req.operation == Operation::Create
+            && namespaced
+            && self.plugins.config().enabled("NamespaceLifecycle")
+        {
             lifecycle::check_create(
                 &self.store,
                 &self.namespaces,
@@ -290,6 +314,14 @@ impl LocalAdmission {
                 &display_name,
             )
             .await?;
+        }
+
+        // 3b. The built-in plugins' mutating phase (LimitRanger,
+        // ServiceAccount, Priority, ...).
+        if own_kind {
+            self.plugins
+                .mutate(&self.store, &req, &mut object, &display_name)
+                .await?;
         }
 
         // 4. Validation.
@@ -343,12 +375,25 @@ impl LocalAdmission {
             }
         }
 
+        // 4b. The built-in plugins' validating phase (LimitRanger's
+        // limits, PersistentVolumeClaimResize, ...).
+        if own_kind {
+            self.plugins
+                .validate(&self.store, &req, &object, &display_name)
+                .await?;
+        }
+
         // 5. ValidatingAdmissionPolicy.
         let policy_warnings = self
             .policies
             .admit(&self.store, &req, &object, &display_name)
             .await?;
         warnings.extend(policy_warnings);
+
+        // 6. ResourceQuota, last (kube's order): check and charge.
+        self.quotas
+            .admit(&self.store, &req, &object, &display_name)
+            .await?;
 
         Ok(AdmissionResponse {
             object: Some(object),
