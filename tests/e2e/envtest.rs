@@ -297,8 +297,9 @@ fn envtest_start_sequence_with_etcd_standin() {
     });
     assert_eq!(health, "{\"health\":\"true\"}");
     assert_eq!(other, 501);
-    // Keelson stored the object itself, not on the stand-in.
-    assert!(p.dir.path().join("keelson-data/store").exists());
+    // Keelson stored the object itself, not on the stand-in, and in
+    // memory: no sled store in the data directory.
+    assert!(!p.dir.path().join("keelson-data/store").exists());
 }
 
 /// `KUBEBUILDER_ASSETS` laid out by `keelson envtest-assets`, used the way

@@ -7,9 +7,13 @@
 //! Storage: with `--etcd-servers`, Keelson stores on that etcd (kube's
 //! layout under `/registry`), unless the server is Keelson's own `etcd`
 //! stand-in ([`crate::etcd_standin`]), in which case Keelson keeps the data
-//! itself (sled, in the data directory); `KEELSON_ENVTEST_STORAGE=keelson`
-//! keeps the data in Keelson whatever `--etcd-servers` says. Without
-//! `--etcd-servers`, sled. Other `KEELSON_*` variables (such as
+//! itself: in memory (Keelson's MVCC, as on sled; nothing on disk, gone
+//! when the process stops, as envtest's etcd is), or with
+//! `KEELSON_ENVTEST_STORAGE=sled` in sled in the data directory; an
+//! explicit `--storage-backend` wins. `KEELSON_ENVTEST_STORAGE=keelson`
+//! (or `memory`, `sled`) keeps the data in Keelson whatever
+//! `--etcd-servers` says. Without `--etcd-servers`, the same as with the
+//! stand-in. Other `KEELSON_*` variables (such as
 //! `KEELSON_ETCD_LAYOUT=kube`) apply as in plain `keelson`.
 //! The data directory is `<cert-dir>/keelson-data` (kube-apiserver has no
 //! data directory; `--cert-dir` defaults to `/var/run/kubernetes`).

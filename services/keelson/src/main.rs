@@ -1,6 +1,7 @@
 //! `keelson`: the embedded, all-in-one Kubernetes-compatible API server.
 //!
-//! Runs the gateway, store (sled in `<data-dir>/store`, or etcd with
+//! Runs the gateway, store (sled in `<data-dir>/store`, memory with
+//! `--storage-backend=memory`, or etcd with
 //! `--storage-backend=etcd3 --etcd-servers=...`), admission, merge and
 //! watch-cache services and the controllers in one process; they call each
 //! other through the same traits the distributed services serve over gRPC.
@@ -9,11 +10,9 @@
 mod etcd_standin;
 mod kube_apiserver;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use keelson_api::{AdmissionApi, MergeApi, StoreApi, WatchCacheApi};
 
 /// Command-line flags (each also settable as `KEELSON_<FLAG>`).
 #[derive(Debug, Parser)]
@@ -31,7 +30,7 @@ struct Flags {
     /// How long old revisions are kept before compaction (e.g. `5m`, `10s`).
     #[arg(long = "etcd-compaction-interval", env = "KEELSON_ETCD_COMPACTION_INTERVAL", default_value = "5m", value_parser = humantime::parse_duration)]
     retention: Duration,
-    /// `--storage-backend` (sled, etcd3) and the `--etcd-*` flags.
+    /// `--storage-backend` (sled, etcd3, memory) and the `--etcd-*` flags.
     #[command(flatten)]
     storage: keelson_store_service::StorageFlags,
 }
@@ -107,20 +106,32 @@ fn kube_apiserver_main(args: Vec<String>) -> std::process::ExitCode {
     let etcd_servers = kube.etcd_servers.clone();
     keelson_runtime::main_with("kube-apiserver", telemetry, async move {
         let mut flags = flags;
-        // A real etcd stores the data; Keelson's stand-in means Keelson
-        // keeps it (sled in the data dir).
-        // `KEELSON_ENVTEST_STORAGE=keelson`: keep the data in Keelson even
-        // with a real etcd in `--etcd-servers`.
-        let keep = std::env::var("KEELSON_ENVTEST_STORAGE").is_ok_and(|v| v == "keelson");
+        // A real etcd stores the data; Keelson's stand-in (or no
+        // `--etcd-servers`) means Keelson keeps it: in memory, as envtest's
+        // etcd lives as long as the test (`KEELSON_ENVTEST_STORAGE=sled`:
+        // sled in the data dir; an explicit `--storage-backend` wins).
+        // `KEELSON_ENVTEST_STORAGE=keelson`, `memory` or `sled`: keep the
+        // data in Keelson even with a real etcd in `--etcd-servers`.
+        let choice = std::env::var("KEELSON_ENVTEST_STORAGE").unwrap_or_default();
+        let keep = matches!(choice.as_str(), "keelson" | "memory" | "sled");
+        let mut keelson_keeps = true;
         if let Some(first) = etcd_servers.first() {
             if keep {
-                tracing::info!("KEELSON_ENVTEST_STORAGE=keelson: not using --etcd-servers");
+                tracing::info!("KEELSON_ENVTEST_STORAGE={choice}: not using --etcd-servers");
             } else if kube_apiserver::is_standin(first).await {
-                tracing::info!("--etcd-servers is Keelson's etcd stand-in: storing in sled");
+                tracing::info!("--etcd-servers is Keelson's etcd stand-in: Keelson keeps the data");
             } else {
+                keelson_keeps = false;
                 flags.storage.storage_backend = Some(keelson_store_service::StorageBackend::Etcd3);
                 flags.storage.etcd_servers = etcd_servers;
             }
+        }
+        if keelson_keeps && flags.storage.storage_backend.is_none() {
+            flags.storage.storage_backend = Some(if choice == "sled" {
+                keelson_store_service::StorageBackend::Sled
+            } else {
+                keelson_store_service::StorageBackend::Memory
+            });
         }
         if let Err(e) = run(flags).await {
             eprintln!("Error: {e}");
@@ -185,65 +196,26 @@ fn lay_out_assets(dir: &std::path::Path) -> Result<(), String> {
 }
 
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
-    let data_dir = flags.gateway.data_dir.clone();
-    std::fs::create_dir_all(&data_dir)?;
-    let storage = flags.storage.storage();
-    let on_etcd = matches!(storage, keelson_store_service::Storage::Etcd(..));
-    let store =
-        keelson_store_service::open_storage(&storage, &data_dir.join("store"), flags.retention)
-            .await?;
-    // kube's storage metrics, on the gateway's /metrics.
-    let store: Arc<dyn StoreApi> = Arc::new(keelson_storage::MeteredStore::new(store));
-    // One live catalog shared by admission, merge and the gateway, kept in
-    // step with the stored CustomResourceDefinitions.
-    let catalog = keelson_registry::Catalog::builtin();
-    // `--runtime-config` and `--feature-gates`, before anything reads the catalog.
-    flags.gateway.api.apply(&catalog)?;
-    keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
-    let admission: Arc<dyn AdmissionApi> = Arc::new(keelson_admission::LocalAdmission::new(
-        store.clone(),
-        catalog.clone(),
-    ));
-    let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new(catalog.clone()));
-    let watch: Arc<dyn WatchCacheApi> = Arc::new(keelson_watchcache::LocalWatchCache::new(
-        store.clone(),
-        keelson_watchcache::WatchCacheConfig::default(),
-    ));
-    // The controllers stop with the process.
-    tokio::spawn(
-        keelson_controllers::NamespaceController::with_catalog(store.clone(), catalog.clone())
-            .run(std::future::pending()),
-    );
-    tokio::spawn(
-        keelson_controllers::CrdController::new(store.clone()).run(std::future::pending()),
-    );
-    tokio::spawn(
-        keelson_controllers::GarbageCollector::new(store.clone(), catalog.clone())
-            .run(std::future::pending()),
-    );
-    // ClusterRole aggregation, and the per-namespace `default`
-    // ServiceAccount and `kube-root-ca.crt` (the gateway reconciles the
-    // bootstrap RBAC policy as it starts, as kube-apiserver does).
-    {
-        use keelson_controllers::{
-            AggregationController, RootCaController, ServiceAccountController,
-        };
-        let pending = std::future::pending::<()>;
-        tokio::spawn(AggregationController::new(store.clone()).run(pending()));
-        tokio::spawn(ServiceAccountController::new(store.clone()).run(pending()));
-        tokio::spawn(RootCaController::new(store.clone()).run(pending()));
-        tokio::spawn(keelson_controllers::DisruptionController::new(store.clone()).run(pending()));
+    // Installed before the server announces itself, so that a SIGTERM
+    // right after `serving on` stops it cleanly.
+    let shutdown = keelson_runtime::shutdown_signal();
+    let server = keelson::start_embedded(keelson::EmbeddedConfig {
+        storage: flags.storage.storage(),
+        gateway: flags.gateway,
+        retention: flags.retention,
+    })
+    .await?;
+    for p in &server.phases {
+        tracing::debug!(phase = p.name, took = ?p.took, "start-up");
     }
-    let backends = keelson_gateway::Backends {
-        store,
-        admission,
-        merge,
-        watch,
-        catalog,
-    };
-    let mut gateway: keelson_gateway::GatewayConfig = flags.gateway.into();
-    // kube's `etcd` livez/readyz check: the store's readiness is etcd's.
-    gateway.etcd_health_check = on_etcd;
-    keelson_gateway::serve_until_shutdown(gateway, backends).await?;
+    tracing::info!(
+        "kubeconfig written; export KUBECONFIG={}",
+        server.kubeconfig.display()
+    );
+    println!("serving on https://{}", server.addr);
+    println!("kubeconfig: {}", server.kubeconfig.display());
+    shutdown.await;
+    tracing::info!("shutting down");
+    server.stop();
     Ok(())
 }

@@ -12,7 +12,7 @@
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7001` |
 //! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9001` (the `--listen` port + 2000) |
 //! | `--retention DUR` (alias `--etcd-compaction-interval`) | `KEELSON_RETENTION` | `retention` | `5m` |
-//! | `--storage-backend sled\|etcd3` | `KEELSON_STORAGE_BACKEND` | `storage-backend` | `sled` |
+//! | `--storage-backend sled\|etcd3\|memory` | `KEELSON_STORAGE_BACKEND` | `storage-backend` | `sled` |
 //! | `--etcd-servers URL,...` | `KEELSON_ETCD_SERVERS` | `etcd-servers` | `http://127.0.0.1:2379` |
 //! | `--etcd-prefix PREFIX` | `KEELSON_ETCD_PREFIX` | `etcd-prefix` | `/registry` |
 //! | `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile` | `KEELSON_ETCD_CAFILE`, ... | `etcd-cafile`, ... | none |
@@ -102,6 +102,11 @@ pub enum StorageBackend {
     #[value(name = "etcd3")]
     #[serde(rename = "etcd3")]
     Etcd3,
+    /// Keelson's MVCC in memory: sled's semantics, nothing on disk, gone
+    /// when the process stops (tests).
+    #[value(name = "memory")]
+    #[serde(rename = "memory")]
+    Memory,
 }
 
 /// `--etcd-layout`: how values are written to etcd.
@@ -148,6 +153,8 @@ pub enum Storage {
     Sled,
     /// etcd, with values in the given layout.
     Etcd(EtcdConfig, EtcdLayout),
+    /// In memory (the MVCC of sled on ordered maps).
+    Memory,
 }
 
 /// The storage flags, named as kube-apiserver's; shared by `keelson-store`
@@ -157,7 +164,7 @@ pub enum Storage {
 )]
 #[serde(rename_all = "kebab-case")]
 pub struct StorageFlags {
-    /// Storage backend: sled (in the data directory) or etcd3 [default: sled]
+    /// Storage backend: sled (in the data directory), etcd3, or memory (nothing on disk) [default: sled]
     #[arg(
         long,
         env = "KEELSON_STORAGE_BACKEND",
@@ -210,6 +217,7 @@ impl StorageFlags {
     pub fn storage(&self) -> Storage {
         match self.storage_backend.unwrap_or_default() {
             StorageBackend::Sled => Storage::Sled,
+            StorageBackend::Memory => Storage::Memory,
             StorageBackend::Etcd3 => {
                 let defaults = EtcdConfig::default();
                 let servers: Vec<String> = self
@@ -239,7 +247,7 @@ impl StorageFlags {
 /// How long the store waits for etcd at startup.
 pub const ETCD_STARTUP_WAIT: Duration = Duration::from_secs(60);
 
-/// Open the store on `storage`: sled in `sled_dir`, or etcd with kube's key
+/// Open the store on `storage`: sled in `sled_dir`, in memory, or etcd with kube's key
 /// layout and kube's compactor every `compaction` (the compactor runs for
 /// the rest of the process), waiting up to [`ETCD_STARTUP_WAIT`] for etcd
 /// to become reachable.
@@ -259,6 +267,23 @@ pub async fn open_storage(
                 .await
                 .map_err(|source| ServiceError::Open {
                     dir: sled_dir.to_path_buf(),
+                    source,
+                })
+        }
+        Storage::Memory => {
+            let store_config = StoreConfig {
+                retention: compaction,
+                ..Default::default()
+            };
+            tracing::info!(retention = ?compaction, "opening store in memory");
+            let kv = keelson_kv_sled::SledKv::in_memory().map_err(|e| ServiceError::Open {
+                dir: PathBuf::from("(memory)"),
+                source: e.into(),
+            })?;
+            LocalStore::with_kv(Arc::new(kv), store_config)
+                .await
+                .map_err(|source| ServiceError::Open {
+                    dir: PathBuf::from("(memory)"),
                     source,
                 })
         }

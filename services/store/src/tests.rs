@@ -229,3 +229,34 @@ async fn the_store_on_etcd_uses_kubes_keys_and_times_out_with_504() {
     assert_eq!(back.expect("recovered")["data"]["a"], "b");
     store.ready().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_memory_backend_stores_nothing_on_disk() {
+    use keelson_api::{CreateOptions, StoreApi as _};
+    use keelson_apimachinery::{GroupResource, ObjectKey};
+
+    assert_eq!(
+        parse(&["--storage-backend", "memory"]).unwrap().storage,
+        Storage::Memory
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let sled_dir = dir.path().join("store");
+    let store = open_storage(&Storage::Memory, &sled_dir, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let key = ObjectKey::new(GroupResource::new("", "configmaps"), "default", "m");
+    let cm = serde_json::json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "m", "namespace": "default"},
+    });
+    let created = store
+        .create(&key, cm, CreateOptions::default())
+        .await
+        .unwrap();
+    let read = store.get(&key).await.unwrap();
+    assert_eq!(
+        read["metadata"]["resourceVersion"],
+        created["metadata"]["resourceVersion"]
+    );
+    assert!(!sled_dir.exists(), "nothing written to the sled directory");
+}
