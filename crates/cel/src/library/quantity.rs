@@ -118,6 +118,85 @@ impl Quantity {
     }
 }
 
+/// How a quantity was written, which decides how kube writes it back
+/// (`resource.Format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `Ki`, `Mi`, ... suffixes.
+    BinarySi,
+    /// No suffix, or `n`, `u`, `m`, `k`, `M`, `G`, `T`, `P`, `E`.
+    DecimalSi,
+    /// `e<n>` / `E<n>`.
+    DecimalExponent,
+}
+
+impl Quantity {
+    /// The format the quantity was written in.
+    pub fn format(&self) -> Format {
+        let suffix = self
+            .text
+            .trim_start_matches(['+', '-'])
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if suffix.ends_with('i') {
+            Format::BinarySi
+        } else if suffix.len() > 1 && suffix.starts_with(['e', 'E']) {
+            Format::DecimalExponent
+        } else {
+            Format::DecimalSi
+        }
+    }
+
+    /// kube's canonical string (`Quantity.String()`) of `nanos` nano-units
+    /// in `format`: `1024Mi` is `1Gi`, `1000m` is `1`, `0.5` is `500m`;
+    /// a binary value below 1024 or with a fraction is written in decimal.
+    pub fn canonical(nanos: i128, format: Format) -> String {
+        if nanos == 0 {
+            return "0".to_string();
+        }
+        if format == Format::BinarySi && nanos % 1_000_000_000 == 0 {
+            let mut v = nanos / 1_000_000_000;
+            if v.abs() >= 1024 {
+                let mut bits = 0;
+                while v % 1024 == 0 && bits < 60 {
+                    v /= 1024;
+                    bits += 10;
+                }
+                let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][bits / 10];
+                return format!("{v}{suffix}");
+            }
+        }
+        let (mut v, mut exp) = (nanos, -9i32);
+        while v % 10 == 0 {
+            v /= 10;
+            exp += 1;
+        }
+        let r = exp.rem_euclid(3);
+        v *= 10i128.pow(r as u32);
+        exp -= r;
+        if format == Format::DecimalExponent {
+            return if exp == 0 {
+                v.to_string()
+            } else {
+                format!("{v}e{exp}")
+            };
+        }
+        let suffix = match exp {
+            -9 => "n",
+            -6 => "u",
+            -3 => "m",
+            0 => "",
+            3 => "k",
+            6 => "M",
+            9 => "G",
+            12 => "T",
+            15 => "P",
+            18 => "E",
+            _ => return format!("{v}e{exp}"),
+        };
+        format!("{v}{suffix}")
+    }
+}
+
 fn exact_nanos(num: &str, exp10: i32, mul2: u32) -> Option<i128> {
     let neg = num.starts_with('-');
     let num = num.trim_start_matches(['+', '-']);
@@ -209,5 +288,44 @@ pub fn call(name: &str, target: Value, args: Vec<Value>) -> EvalResult {
             q.cmp_to(&operand(args.first())?) == Ordering::Less,
         )),
         _ => Err(EvalError::msg(format!("no such overload: Quantity.{name}"))),
+    }
+}
+
+#[cfg(test)]
+mod canonical_tests {
+    use super::{Format, Quantity};
+
+    fn canon(s: &str) -> String {
+        let q = Quantity::parse(s).unwrap();
+        Quantity::canonical(q.nanos().unwrap(), q.format())
+    }
+
+    // Facts from kube's quantity_test.go.
+    #[test]
+    fn canonical_strings() {
+        for (input, want) in [
+            ("0", "0"),
+            ("0Mi", "0"),
+            ("1Gi", "1Gi"),
+            ("1024Mi", "1Gi"),
+            ("1000Mi", "1000Mi"),
+            ("1.5Gi", "1536Mi"),
+            ("0.5Ki", "512"),
+            ("100m", "100m"),
+            ("1000m", "1"),
+            ("1500m", "1500m"),
+            ("0.5", "500m"),
+            ("1000", "1k"),
+            ("100M", "100M"),
+            ("1e3", "1e3"),
+            ("10e2", "1e3"),
+            ("1.1", "1100m"),
+            ("-5", "-5"),
+            ("2E", "2E"),
+            ("0.1n", "1n"),
+        ] {
+            assert_eq!(canon(input), want, "{input}");
+        }
+        assert_eq!(Quantity::canonical(2_000_000_000, Format::DecimalSi), "2");
     }
 }
