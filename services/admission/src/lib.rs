@@ -9,6 +9,10 @@
 //! | `--listen ADDR` | `KEELSON_LISTEN` | `listen` | `127.0.0.1:7002` |
 //! | `--metrics-bind-address ADDR` (`0`: off) | `KEELSON_METRICS_BIND_ADDRESS` | `metrics-bind-address` | `127.0.0.1:9002` (the `--listen` port + 2000) |
 //! | `--store-endpoint URL[,URL...]` (store replicas; a replica that is down is skipped) | `KEELSON_STORE_ENDPOINT` | `store-endpoint` | `http://127.0.0.1:7001` |
+//! | `--enable-admission-plugins A,B` | `KEELSON_ENABLE_ADMISSION_PLUGINS` | `enable-admission-plugins` | none (kube-apiserver's default set) |
+//! | `--disable-admission-plugins A,B` | `KEELSON_DISABLE_ADMISSION_PLUGINS` | `disable-admission-plugins` | none |
+//! | `--default-not-ready-toleration-seconds N` | `KEELSON_DEFAULT_NOT_READY_TOLERATION_SECONDS` | `default-not-ready-toleration-seconds` | `300` |
+//! | `--default-unreachable-toleration-seconds N` | `KEELSON_DEFAULT_UNREACHABLE_TOLERATION_SECONDS` | `default-unreachable-toleration-seconds` | `300` |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! The optional `--config` file is TOML whose keys are the flag names.
@@ -42,6 +46,76 @@ pub struct Config {
     pub listen: SocketAddr,
     /// The store service, `http://host:port`.
     pub store_endpoint: String,
+    /// Which admission plugins run.
+    pub plugins: AdmissionPluginFlags,
+}
+
+/// kube-apiserver's admission plugin flags, shared by `keelson-admission`
+/// and the embedded `keelson`.
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, clap::Args, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub struct AdmissionPluginFlags {
+    /// Admission plugins to run in addition to kube-apiserver's default
+    /// ones (comma-separated)
+    #[arg(
+        long,
+        env = "KEELSON_ENABLE_ADMISSION_PLUGINS",
+        value_delimiter = ',',
+        value_name = "PLUGINS"
+    )]
+    #[serde(default)]
+    pub enable_admission_plugins: Vec<String>,
+    /// Default admission plugins not to run (comma-separated)
+    #[arg(
+        long,
+        env = "KEELSON_DISABLE_ADMISSION_PLUGINS",
+        value_delimiter = ',',
+        value_name = "PLUGINS"
+    )]
+    #[serde(default)]
+    pub disable_admission_plugins: Vec<String>,
+    /// DefaultTolerationSeconds: the `node.kubernetes.io/not-ready`
+    /// toleration's seconds [default: 300]
+    #[arg(
+        long,
+        env = "KEELSON_DEFAULT_NOT_READY_TOLERATION_SECONDS",
+        value_name = "SECONDS"
+    )]
+    pub default_not_ready_toleration_seconds: Option<i64>,
+    /// DefaultTolerationSeconds: the `node.kubernetes.io/unreachable`
+    /// toleration's seconds [default: 300]
+    #[arg(
+        long,
+        env = "KEELSON_DEFAULT_UNREACHABLE_TOLERATION_SECONDS",
+        value_name = "SECONDS"
+    )]
+    pub default_unreachable_toleration_seconds: Option<i64>,
+}
+
+impl AdmissionPluginFlags {
+    /// The plugin set; `Err` is kube-apiserver's start error (an unknown
+    /// plugin name, one both enabled and disabled).
+    pub fn plugins(&self) -> Result<keelson_admission::PluginConfig, String> {
+        let trim = |l: &[String]| -> Vec<String> {
+            l.iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let mut config = keelson_admission::PluginConfig::from_flags(
+            &trim(&self.enable_admission_plugins),
+            &trim(&self.disable_admission_plugins),
+        )?;
+        if let Some(s) = self.default_not_ready_toleration_seconds {
+            config.not_ready_toleration_seconds = s;
+        }
+        if let Some(s) = self.default_unreachable_toleration_seconds {
+            config.unreachable_toleration_seconds = s;
+        }
+        Ok(config)
+    }
 }
 
 keelson_runtime::service_flags! {
@@ -52,6 +126,10 @@ keelson_runtime::service_flags! {
         #[command(flatten)]
         #[serde(flatten)]
         pub store: StoreEndpointFlags,
+        /// The admission plugin flags.
+        #[command(flatten)]
+        #[serde(flatten)]
+        pub plugins: AdmissionPluginFlags,
     }
 }
 
@@ -61,6 +139,7 @@ impl From<Cli> for Config {
         Config {
             listen: cli.common.listen_or(DEFAULT_LISTEN),
             store_endpoint: cli.store.endpoint(),
+            plugins: cli.plugins,
         }
     }
 }
@@ -86,7 +165,28 @@ pub async fn serve(
     // The live catalog follows the stored CustomResourceDefinitions.
     let catalog = keelson_registry::Catalog::builtin();
     keelson_apiextensions::CatalogFollower::spawn(store.clone(), catalog.clone());
-    let admission = Arc::new(keelson_admission::LocalAdmission::new(store, catalog));
+    let plugins = config
+        .plugins
+        .plugins()
+        .map_err(|reason| ServiceError::InvalidValue {
+            key: "admission plugins".into(),
+            value: format!(
+                "enable={} disable={}",
+                config.plugins.enable_admission_plugins.join(","),
+                config.plugins.disable_admission_plugins.join(",")
+            ),
+            reason,
+        })?;
+    for p in plugins.not_implemented() {
+        tracing::warn!(
+            plugin = p,
+            "admission plugin enabled but not implemented by Keelson"
+        );
+    }
+    tracing::info!(plugins = ?plugins.enabled_plugins(), "admission plugins");
+    let admission = Arc::new(keelson_admission::LocalAdmission::with_plugins(
+        store, catalog, plugins,
+    ));
     keelson_rpc::serve_service("admission", listener, shutdown, |_| {
         Server::builder().add_service(AdmissionGrpc::server(admission))
     })

@@ -38,6 +38,7 @@ async fn a_bad_store_endpoint_is_a_startup_error() {
     let config = Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         store_endpoint: "not a url".into(),
+        plugins: Default::default(),
     };
     let listener = TcpListener::bind(config.listen).await.unwrap();
     let err = serve(&config, listener, async {}).await.unwrap_err();
@@ -45,5 +46,35 @@ async fn a_bad_store_endpoint_is_a_startup_error() {
         err.to_string()
             .starts_with("invalid endpoint \"not a url\""),
         "{err}"
+    );
+}
+
+#[test]
+fn admission_plugin_flags_as_kube_takes_them() {
+    let cfg = parse(&[
+        "--disable-admission-plugins=ServiceAccount,Priority",
+        "--enable-admission-plugins",
+        "AlwaysPullImages",
+    ])
+    .unwrap();
+    let plugins = cfg.plugins.plugins().unwrap();
+    assert!(!plugins.enabled("ServiceAccount") && !plugins.enabled("Priority"));
+    assert!(plugins.enabled("AlwaysPullImages") && plugins.enabled("LimitRanger"));
+    assert_eq!(
+        plugins.not_implemented(),
+        [
+            "AlwaysPullImages",
+            "PodSecurity",
+            "CertificateApproval",
+            "CertificateSigning",
+            "ClusterTrustBundleAttest",
+            "CertificateSubjectRestriction",
+            "PodTopologyLabels"
+        ]
+    );
+    let cfg = parse(&["--enable-admission-plugins=Nope"]).unwrap();
+    assert_eq!(
+        cfg.plugins.plugins().unwrap_err(),
+        "enable-admission-plugins plugin \"Nope\" is unknown"
     );
 }

@@ -19,6 +19,9 @@ pub struct EmbeddedConfig {
     pub storage: keelson_store_service::Storage,
     /// kube's `--etcd-compaction-interval`.
     pub retention: Duration,
+    /// Which admission plugins run (`--enable-admission-plugins`,
+    /// `--disable-admission-plugins`).
+    pub admission_plugins: keelson_admission::PluginConfig,
 }
 
 /// Why the embedded server did not start.
@@ -118,10 +121,12 @@ pub async fn start_embedded(config: EmbeddedConfig) -> Result<EmbeddedServer, Em
     let mut tasks = vec![tokio::spawn(
         keelson_apiextensions::CatalogFollower::new(store.clone(), catalog.clone()).run(pending()),
     )];
-    let admission: Arc<dyn AdmissionApi> = Arc::new(keelson_admission::LocalAdmission::new(
-        store.clone(),
-        catalog.clone(),
-    ));
+    let admission: Arc<dyn AdmissionApi> =
+        Arc::new(keelson_admission::LocalAdmission::with_plugins(
+            store.clone(),
+            catalog.clone(),
+            config.admission_plugins.clone(),
+        ));
     let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new(catalog.clone()));
     let watch: Arc<dyn WatchCacheApi> = Arc::new(keelson_watchcache::LocalWatchCache::new(
         store.clone(),

@@ -47,6 +47,10 @@ const PASSED: &[&str] = &[
     "audit-log-maxbackup",
     "audit-log-maxsize",
     "audit-log-format",
+    "enable-admission-plugins",
+    "disable-admission-plugins",
+    "default-not-ready-toleration-seconds",
+    "default-unreachable-toleration-seconds",
 ];
 
 /// Flags Keelson reads itself in this mode.
@@ -81,13 +85,9 @@ const IGNORED: &[&str] = &[
     "cloud-provider",
     "contention-profiling",
     "cors-allowed-origins",
-    "default-not-ready-toleration-seconds",
-    "default-unreachable-toleration-seconds",
     "default-watch-cache-size",
     "delete-collection-workers",
-    "disable-admission-plugins",
     "egress-selector-config-file",
-    "enable-admission-plugins",
     "enable-aggregator-routing",
     "enable-bootstrap-token-auth",
     "enable-garbage-collector",

@@ -33,6 +33,10 @@ struct Flags {
     /// `--storage-backend` (sled, etcd3, memory) and the `--etcd-*` flags.
     #[command(flatten)]
     storage: keelson_store_service::StorageFlags,
+    /// `--enable-admission-plugins`, `--disable-admission-plugins` and
+    /// DefaultTolerationSeconds' flags.
+    #[command(flatten)]
+    admission: keelson_admission_service::AdmissionPluginFlags,
 }
 
 fn main() -> std::process::ExitCode {
@@ -102,6 +106,10 @@ fn kube_apiserver_main(args: Vec<String>) -> std::process::ExitCode {
         Ok(f) => f,
         Err(e) => return kube_error(e.to_string().trim_start_matches("error: ").trim()),
     };
+    // kube-apiserver's option validation, before anything starts.
+    if let Err(e) = flags.admission.plugins() {
+        return kube_error(e);
+    }
     let telemetry = keelson_runtime::TelemetryOptions::from(&flags.tracing);
     let etcd_servers = kube.etcd_servers.clone();
     keelson_runtime::main_with("kube-apiserver", telemetry, async move {
@@ -195,6 +203,21 @@ fn lay_out_assets(dir: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The admission plugins the flags enable; warns about the enabled ones
+/// Keelson does not run.
+fn admission_plugins(
+    flags: &keelson_admission_service::AdmissionPluginFlags,
+) -> Result<keelson_admission::PluginConfig, String> {
+    let plugins = flags.plugins()?;
+    for p in plugins.not_implemented() {
+        tracing::warn!(
+            plugin = p,
+            "admission plugin enabled but not implemented by Keelson"
+        );
+    }
+    Ok(plugins)
+}
+
 async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     // Installed before the server announces itself, so that a SIGTERM
     // right after `serving on` stops it cleanly.
@@ -203,6 +226,7 @@ async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         storage: flags.storage.storage(),
         gateway: flags.gateway,
         retention: flags.retention,
+        admission_plugins: admission_plugins(&flags.admission)?,
     })
     .await?;
     for p in &server.phases {
