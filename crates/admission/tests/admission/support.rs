@@ -130,6 +130,18 @@ pub async fn admission_over(store: Arc<MemStore>) -> LocalAdmission {
             .await
             .unwrap();
     }
+    // The `default` ServiceAccount kube's controller makes in `default`
+    // (ServiceAccount admission refuses pods without it).
+    let sa = GroupResource::new("", "serviceaccounts");
+    store
+        .create(
+            &ObjectKey::new(sa, "default", "default"),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                "metadata": {"name": "default", "namespace": "default"}}),
+            CreateOptions::default(),
+        )
+        .await
+        .unwrap();
     LocalAdmission::new(store, keelson_registry::Catalog::builtin())
 }
 
