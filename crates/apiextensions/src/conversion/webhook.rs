@@ -5,17 +5,15 @@
 //! count, `apiVersion`, kind, metadata: only labels and annotations may
 //! change). Errors carry kube's wording.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::net::SocketAddr;
 use std::time::Duration;
 
-use base64::Engine as _;
 use keelson_api::StoreApi;
 use keelson_apimachinery::field::FieldError;
 use keelson_apimachinery::names::{is_qualified_name, is_valid_label_value};
-use keelson_apimachinery::{ApiError, GroupResource, ObjectKey, StatusReason};
+use keelson_apimachinery::{ApiError, StatusReason};
 use keelson_registry::CustomResource;
+use keelson_webhook_client::{self as webhook_client, ClientConfig, Target, TimeoutWording};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -77,35 +75,6 @@ struct WebhookConversion {
     conversion_review_versions: Vec<String>,
 }
 
-/// `spec.conversion.webhook.clientConfig`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct ClientConfig {
-    url: Option<String>,
-    service: Option<ServiceReference>,
-    /// Base64 PEM, as JSON carries `[]byte`.
-    ca_bundle: Option<String>,
-}
-
-/// `clientConfig.service`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct ServiceReference {
-    namespace: String,
-    name: String,
-    path: Option<String>,
-    port: Option<i32>,
-}
-
-/// Where one call goes.
-struct Target {
-    /// The URL as kube's client shows it in errors (with `?timeout=30s`).
-    url: String,
-    /// A Service's `<name>.<namespace>.svc` host and the endpoint it
-    /// resolved to.
-    resolve: Option<(String, SocketAddr)>,
-}
-
 /// Clients are kept per CRD revision and resolved endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct ClientKey {
@@ -118,7 +87,7 @@ struct ClientKey {
 /// (and resolved Service endpoint). Shared by a process's handlers.
 #[derive(Default)]
 pub struct WebhookConverter {
-    clients: Mutex<HashMap<ClientKey, reqwest::Client>>,
+    clients: webhook_client::Clients<ClientKey>,
 }
 
 impl std::fmt::Debug for WebhookConverter {
@@ -182,7 +151,9 @@ impl WebhookConverter {
             .target_and_client(store, crd, &config.client_config)
             .await
             .map_err(&failed)?;
-        let answer = post(&client, &target, &body).await.map_err(&failed)?;
+        let answer = webhook_client::post(&client, &target, &body, TimeoutWording::ClientTimeout)
+            .await
+            .map_err(&failed)?;
         let converted = converted_objects(&review_version, &uid, answer).map_err(&failed)?;
         if converted.len() != sent.len() {
             return Err(ConversionError::Count {
@@ -228,41 +199,24 @@ impl WebhookConverter {
         crd: &CustomResource,
         cc: &ClientConfig,
     ) -> Result<(Target, reqwest::Client), String> {
-        let target = match (&cc.url, &cc.service) {
-            (Some(url), _) => Target {
-                url: with_timeout(url),
-                resolve: None,
-            },
-            (None, Some(svc)) => {
-                let port = svc.port.unwrap_or(443);
-                let host = format!("{}.{}.svc", svc.name, svc.namespace);
-                let url = with_timeout(&format!(
-                    "https://{host}:{port}{}",
-                    svc.path.as_deref().unwrap_or("")
-                ));
-                let addr = resolve_endpoint(store, &svc.namespace, &svc.name, port)
-                    .await
-                    .map_err(|e| format!("Post {url:?}: {e}"))?;
-                Target {
-                    url,
-                    resolve: Some((host, addr)),
-                }
-            }
-            (None, None) => return Err("no url or service in the webhook client config".into()),
-        };
+        let target = webhook_client::target(store, cc, TIMEOUT).await?;
         let key = ClientKey {
             crd_uid: crd.crd_uid.clone(),
             generation: crd.crd_generation,
             resolve: target.resolve.clone(),
         };
-        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = clients.get(&key) {
-            return Ok((target, c.clone()));
-        }
         // Clients of an older revision of this CRD are not used again.
-        clients.retain(|k, _| k.crd_uid != key.crd_uid || k.generation == key.generation);
-        let client = build_client(cc.ca_bundle.as_deref(), target.resolve.as_ref())?;
-        clients.insert(key, client.clone());
+        let client = self.clients.get_or_make(
+            &key,
+            |k| k.crd_uid == key.crd_uid && k.generation != key.generation,
+            || {
+                webhook_client::build_client(
+                    cc.ca_bundle.as_deref(),
+                    target.resolve.as_ref(),
+                    TIMEOUT,
+                )
+            },
+        )?;
         Ok((target, client))
     }
 }
@@ -280,12 +234,6 @@ fn meta_at<'a>(obj: &'a Value, field: &str) -> &'a str {
         .unwrap_or("")
 }
 
-/// kube's REST client adds the call's timeout to the URL.
-fn with_timeout(url: &str) -> String {
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}timeout={}s", TIMEOUT.as_secs())
-}
-
 /// The `ConversionReview` sent, in the first version kube speaks that the
 /// CRD lists.
 fn review_request(version: &str, uid: &str, desired: &str, objects: &[Value]) -> Value {
@@ -300,270 +248,6 @@ fn review_request(version: &str, uid: &str, desired: &str, objects: &[Value]) ->
             json!({"uid": "", "convertedObjects": null, "result": {"metadata": {}}});
     }
     review
-}
-
-/// kube's endpoint routing for a Service: the Service (of a routable
-/// type) and its port, then a ready address of its Endpoints with the
-/// port of the same name.
-async fn resolve_endpoint(
-    store: &dyn StoreApi,
-    namespace: &str,
-    name: &str,
-    port: i32,
-) -> Result<SocketAddr, String> {
-    let svc = store
-        .get(&ObjectKey::new(
-            GroupResource::new("", "services"),
-            namespace,
-            name,
-        ))
-        .await
-        .map_err(|e| not_found_or(e, "service", name))?;
-    let svc_type = svc
-        .pointer("/spec/type")
-        .and_then(Value::as_str)
-        .unwrap_or("ClusterIP");
-    if !matches!(svc_type, "ClusterIP" | "LoadBalancer" | "NodePort") {
-        return Err(format!("unsupported service type {svc_type:?}"));
-    }
-    let port_name = svc
-        .pointer("/spec/ports")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|p| p.get("port").and_then(Value::as_i64) == Some(i64::from(port)))
-        .map(|p| str_at(p, "name").to_string())
-        .ok_or_else(|| format!("no service port {port} found for service {name:?}"))?;
-    let eps = store
-        .get(&ObjectKey::new(
-            GroupResource::new("", "endpoints"),
-            namespace,
-            name,
-        ))
-        .await
-        .map_err(|e| not_found_or(e, "endpoints", name))?;
-    for subset in eps
-        .get("subsets")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(p) = subset
-            .get("ports")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .find(|p| str_at(p, "name") == port_name)
-        else {
-            continue;
-        };
-        let ips: Vec<IpAddr> = subset
-            .get("addresses")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|a| str_at(a, "ip").parse().ok())
-            .collect();
-        let Some(target_port) = p.get("port").and_then(Value::as_u64) else {
-            continue;
-        };
-        if ips.is_empty() {
-            continue;
-        }
-        let ip = ips[rand::random::<usize>() % ips.len()];
-        let target_port = u16::try_from(target_port).map_err(|e| e.to_string())?;
-        return Ok(SocketAddr::new(ip, target_port));
-    }
-    Err(format!("no endpoints available for service {name:?}"))
-}
-
-/// A lister's not-found wording (`service "x" not found`), else the
-/// error's message.
-fn not_found_or(e: ApiError, resource: &str, name: &str) -> String {
-    if e.is_not_found() {
-        format!("{resource} {name:?} not found")
-    } else {
-        e.message
-    }
-}
-
-/// An HTTPS client trusting the CRD's `caBundle` (else the system roots),
-/// with kube's timeout; a Service's host resolves to its endpoint.
-fn build_client(
-    ca_bundle: Option<&str>,
-    resolve: Option<&(String, SocketAddr)>,
-) -> Result<reqwest::Client, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    let pem = ca_bundle
-        .filter(|b| !b.is_empty())
-        .map(|b| base64::engine::general_purpose::STANDARD.decode(b))
-        .transpose()
-        .map_err(|e| format!("invalid caBundle: {e}"))?;
-    match pem {
-        Some(pem) => {
-            let mut reader = std::io::BufReader::new(pem.as_slice());
-            for cert in rustls_pemfile::certs(&mut reader) {
-                let cert = cert.map_err(|e| format!("unable to load root certificates: {e}"))?;
-                roots
-                    .add(cert)
-                    .map_err(|e| format!("unable to load root certificates: {e}"))?;
-            }
-            if roots.is_empty() {
-                return Err("unable to load root certificates: no certificates found".into());
-            }
-        }
-        None => {
-            let native = rustls_native_certs::load_native_certs();
-            for cert in native.certs {
-                // A system certificate rustls cannot use is skipped.
-                let _ = roots.add(cert);
-            }
-        }
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let mut builder = reqwest::Client::builder()
-        .use_preconfigured_tls(tls)
-        .timeout(TIMEOUT)
-        .no_proxy();
-    if let Some((host, addr)) = resolve {
-        builder = builder.resolve(host, *addr);
-    }
-    builder.build().map_err(|e| e.to_string())
-}
-
-/// POST the review; the answer's JSON, or the reason the call failed as
-/// Go's HTTP client and kube's REST client word it.
-async fn post(client: &reqwest::Client, target: &Target, body: &Value) -> Result<Value, String> {
-    let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
-    let resp = client
-        .post(&target.url)
-        .header(http_content_type(), "application/json")
-        .header(reqwest::header::ACCEPT, "application/json, */*")
-        .body(bytes)
-        .send()
-        .await
-        .map_err(|e| format!("Post {:?}: {}", target.url, transport_reason(&e, target)))?;
-    let code = resp.status().as_u16();
-    let body = resp
-        .bytes()
-        .await
-        .map_err(|e| format!("Post {:?}: {}", target.url, transport_reason(&e, target)))?;
-    if !(200..300).contains(&code) {
-        return Err(status_reason(code, &body));
-    }
-    let value: Value = serde_json::from_slice(&body)
-        .map_err(|e| format!("couldn't get version/kind; json parse error: {e}"))?;
-    Ok(value)
-}
-
-fn http_content_type() -> reqwest::header::HeaderName {
-    reqwest::header::CONTENT_TYPE
-}
-
-/// Why a call failed at the transport, as Go says it.
-fn transport_reason(e: &reqwest::Error, target: &Target) -> String {
-    if e.is_timeout() {
-        return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into();
-    }
-    let dial_addr = || {
-        target.resolve.as_ref().map_or_else(
-            || {
-                reqwest::Url::parse(&target.url)
-                    .ok()
-                    .and_then(|u| {
-                        let host = u.host_str()?.trim_matches(['[', ']']).to_string();
-                        let port = u.port_or_known_default()?;
-                        Some(match host.parse::<IpAddr>() {
-                            Ok(ip) => SocketAddr::new(ip, port).to_string(),
-                            Err(_) => format!("{host}:{port}"),
-                        })
-                    })
-                    .unwrap_or_default()
-            },
-            |(_, addr)| addr.to_string(),
-        )
-    };
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return format!("dial tcp {}: connect: connection refused", dial_addr());
-            }
-            if let Some(tls) = io
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            {
-                return tls_reason(tls);
-            }
-        }
-        if let Some(tls) = s.downcast_ref::<rustls::Error>() {
-            return tls_reason(tls);
-        }
-        source = s.source();
-    }
-    // The innermost cause is the most telling.
-    let mut last = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        last = s.to_string();
-        source = s.source();
-    }
-    last
-}
-
-/// A TLS failure as Go's crypto/tls words the common ones.
-fn tls_reason(e: &rustls::Error) -> String {
-    use rustls::CertificateError;
-    match e {
-        rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
-            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-                .into()
-        }
-        rustls::Error::InvalidCertificate(CertificateError::Expired) => {
-            "tls: failed to verify certificate: x509: certificate has expired or is not yet valid"
-                .into()
-        }
-        rustls::Error::InvalidCertificate(
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-        ) => "tls: failed to verify certificate: x509: certificate is not valid for the requested name".into(),
-        other => format!("tls: {other}"),
-    }
-}
-
-/// A non-2xx answer as kube's REST client reports it: a Status body's
-/// message, else its generic wording for the code.
-fn status_reason(code: u16, body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<Value>(body) {
-        if str_at(&v, "kind") == "Status" {
-            let msg = str_at(&v, "message");
-            if !msg.is_empty() {
-                return msg.to_string();
-            }
-        }
-    }
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    match code {
-        400 => "the server rejected our request for an unknown reason".into(),
-        401 => "Unauthorized".into(),
-        403 => "forbidden".into(),
-        404 => "the server could not find the requested resource".into(),
-        405 => "the server does not allow this method on the requested resource".into(),
-        409 => "the server reported a conflict".into(),
-        429 => "the server has received too many requests and has asked us to try again later"
-            .into(),
-        503 => "the server is currently unable to handle the request".into(),
-        504 => "the server was unable to return a response in the time allotted, but may still be processing the request".into(),
-        c if c >= 500 => {
-            format!("an error on the server ({text:?}) has prevented the request from succeeding")
-        }
-        c => format!("the server responded with the status code {c} but did not return more information"),
-    }
 }
 
 /// The converted objects of a review answer, checked as kube checks them
@@ -853,6 +537,9 @@ mod tests {
         .into();
         assert_eq!(e.code, 500);
         assert_eq!(e.message, "conversion webhook for g/v1, Kind=Foo failed: x");
-        assert_eq!(with_timeout("https://h:1/c"), "https://h:1/c?timeout=30s");
+        assert_eq!(
+            webhook_client::with_timeout("https://h:1/c", TIMEOUT),
+            "https://h:1/c?timeout=30s"
+        );
     }
 }
