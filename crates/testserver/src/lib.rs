@@ -1,0 +1,34 @@
+//! An in-process Keelson for Rust integration tests.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), keelson_testserver::TestServerError> {
+//! use k8s_openapi::api::core::v1::Pod;
+//! use kube::api::{Api, ListParams};
+//!
+//! let server = keelson_testserver::TestServer::start().await?;
+//! let pods: Api<Pod> = Api::namespaced(server.client().await?, "default");
+//! assert!(pods.list(&ListParams::default()).await?.items.is_empty());
+//! # Ok(()) }
+//! ```
+//!
+//! Each [`TestServer`] is a whole Keelson (gateway, admission, controllers,
+//! RBAC) on a free port of 127.0.0.1 with its objects in memory (Keelson's
+//! MVCC on the in-memory engine: sled's semantics, nothing stored on disk),
+//! served by a runtime and thread of its own, so it works from any test
+//! runtime and any number run at once, each seeing only its own objects.
+//! Dropping it stops it: its port, tasks and thread are released.
+//!
+//! Clients authenticate with client certificates from a CA made once per
+//! process and shared by the servers it starts ([`TestServer::client`]: the
+//! kubeadm-style admin in `system:masters`; [`TestServer::client_as`]: any
+//! user and groups, authorized by RBAC as on kube-apiserver). The PKI and
+//! the kubeconfig are written to a temporary directory, removed on drop.
+#![forbid(unsafe_code)]
+
+mod ca;
+mod error;
+mod preload;
+mod server;
+
+pub use error::TestServerError;
+pub use server::{Builder, TestServer};
