@@ -391,9 +391,11 @@ impl LocalAdmission {
         warnings.extend(policy_warnings);
 
         // 6. ResourceQuota, last (kube's order): check and charge.
-        self.quotas
-            .admit(&self.store, &req, &object, &display_name)
-            .await?;
+        if self.plugins.config().enabled("ResourceQuota") {
+            self.quotas
+                .admit(&self.store, &req, &object, &display_name)
+                .await?;
+        }
 
         Ok(AdmissionResponse {
             object: Some(object),

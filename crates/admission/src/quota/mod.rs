@@ -51,6 +51,9 @@ const LIVE_LOOKUP: Duration = Duration::from_secs(30);
 /// How many times a charge is retried after a conflict (kube: 3).
 const RETRIES: usize = 3;
 
+/// The pause before the first retry (doubled, tripled after).
+const RETRY_PAUSE: Duration = Duration::from_millis(20);
+
 /// One requirement of a quota's scopes (`spec.scopes` entries are
 /// `Exists`; `spec.scopeSelector.matchExpressions` as written).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,8 +338,10 @@ impl Quotas {
             if attempt == RETRIES {
                 return Err(err);
             }
-            // Read the quotas that changed under us afresh; those that
-            // were charged are not charged again.
+            // Read the quotas that changed under us afresh (after a pause:
+            // the winning write may not be readable yet); those that were
+            // charged are not charged again.
+            tokio::time::sleep(RETRY_PAUSE * (attempt as u32 + 1)).await;
             quotas = store
                 .list(&resource_quotas(), Some(&req.namespace))
                 .await?
