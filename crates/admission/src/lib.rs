@@ -14,6 +14,7 @@ mod policy;
 pub mod quota;
 mod schema;
 mod validation;
+mod webhook;
 
 /// The catalog API this crate reads (one place to swap it).
 pub(crate) mod registry {
@@ -64,6 +65,8 @@ pub struct LocalAdmission {
     /// The built-in plugins (LimitRanger, ServiceAccount, Priority, ...)
     /// and which admission plugins are enabled.
     plugins: plugins::Plugins,
+    /// Mutating and validating admission webhooks.
+    webhooks: webhook::Webhooks,
 }
 
 impl LocalAdmission {
@@ -89,6 +92,7 @@ impl LocalAdmission {
             policies: policy::Policies::new(),
             quotas: quota::Quotas::new(),
             plugins: plugins::Plugins::new(plugins),
+            webhooks: webhook::Webhooks::new(),
         }
     }
 }
@@ -99,10 +103,18 @@ impl AdmissionApi for LocalAdmission {
         match req.operation {
             Operation::Delete => {
                 lifecycle::check_delete(&req.gr, &req.name)?;
+                // Webhooks see a delete with its oldObject.
+                let warnings = self
+                    .webhooks
+                    .on_delete(&self.store, &req, self.plugins.config())
+                    .await?;
                 if req.gr.group.is_empty() && req.gr.resource == "namespaces" && !req.dry_run {
                     self.namespaces.deleting(&req.name);
                 }
-                Ok(AdmissionResponse::default())
+                Ok(AdmissionResponse {
+                    object: None,
+                    warnings,
+                })
             }
             Operation::Create | Operation::Update => self.admit_write(req).await,
         }
@@ -324,6 +336,26 @@ impl LocalAdmission {
                 .await?;
         }
 
+        // 3c. Mutating admission webhooks.
+        if self.plugins.config().enabled("MutatingAdmissionWebhook") {
+            let redecode = webhook::Redecode {
+                catalog: &catalog,
+                root: target.root,
+                custom: custom_schema.as_deref(),
+                group: target
+                    .info
+                    .map_or(req.gr.group.as_str(), |i| i.group.as_str()),
+                kind,
+                own_kind,
+            };
+            let mut slot = Some(object);
+            let w = (self.webhooks)
+                .mutate(&self.store, &req, &mut slot, Some(&redecode))
+                .await?;
+            object = slot.unwrap_or_default();
+            warnings.extend(w);
+        }
+
         // 4. Validation.
         if own_kind {
             let rules = MetaRules {
@@ -389,6 +421,15 @@ impl LocalAdmission {
             .admit(&self.store, &req, &object, &display_name)
             .await?;
         warnings.extend(policy_warnings);
+
+        // 5b. Validating admission webhooks.
+        if self.plugins.config().enabled("ValidatingAdmissionWebhook") {
+            let w = self
+                .webhooks
+                .validate(&self.store, &req, Some(&object))
+                .await?;
+            warnings.extend(w);
+        }
 
         // 6. ResourceQuota, last (kube's order): check and charge.
         if self.plugins.config().enabled("ResourceQuota") {
