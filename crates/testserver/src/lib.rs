@@ -31,4 +31,5 @@ mod preload;
 mod server;
 
 pub use error::TestServerError;
+pub use keelson::Phase;
 pub use server::{Builder, TestServer};

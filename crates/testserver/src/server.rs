@@ -77,6 +77,7 @@ impl Builder {
 pub struct TestServer {
     addr: SocketAddr,
     kubeconfig: PathBuf,
+    phases: Vec<keelson::Phase>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
     // Last: removed after the server stopped.
@@ -137,13 +138,15 @@ impl TestServer {
         let mut server = TestServer {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             kubeconfig: PathBuf::new(),
+            phases: Vec::new(),
             stop: Some(stop_tx),
             thread: Some(thread),
             dir,
         };
-        let (addr, kubeconfig) = started.map_err(TestServerError::Start)?;
+        let (addr, kubeconfig, phases) = started.map_err(TestServerError::Start)?;
         server.addr = addr;
         server.kubeconfig = kubeconfig;
+        server.phases = phases;
         Ok(server)
     }
 
@@ -212,6 +215,11 @@ impl TestServer {
         Ok(kube::Client::try_from(self.config_as(user, groups).await?)?)
     }
 
+    /// How long each phase of Keelson's start took (the start-up bench).
+    pub fn startup_phases(&self) -> &[keelson::Phase] {
+        &self.phases
+    }
+
     /// The temporary directory holding the PKI and the kubeconfig.
     pub fn data_dir(&self) -> &Path {
         self.dir.path()
@@ -231,7 +239,7 @@ impl Drop for TestServer {
     }
 }
 
-type Started = Result<(SocketAddr, PathBuf), String>;
+type Started = Result<(SocketAddr, PathBuf, Vec<keelson::Phase>), String>;
 
 /// The server thread: a runtime of its own, serving until told to stop.
 fn serve(
@@ -252,7 +260,11 @@ fn serve(
     runtime.block_on(async move {
         match keelson::start_embedded(config).await {
             Ok(server) => {
-                let _ = started.send(Ok((server.addr, server.kubeconfig.clone())));
+                let _ = started.send(Ok((
+                    server.addr,
+                    server.kubeconfig.clone(),
+                    server.phases.clone(),
+                )));
                 // Told to stop, or the handle is gone.
                 let _ = stop.await;
                 server.stop();

@@ -221,7 +221,9 @@ async fn first_second(state: &State) {
             );
             return;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        // A short poll: on a fresh store the controllers make these within
+        // a few milliseconds, and the start waits for them.
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
 }
 
