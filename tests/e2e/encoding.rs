@@ -1,5 +1,7 @@
 //! What every representation shares: kube's JSON form of built-in objects
-//! (field order, zero values Go always writes) and response compression.
+//! (field order, zero values Go always writes, Go maps' keys sorted),
+//! custom resources as kube's unstructured maps (keys sorted at every
+//! level), YAML as sigs.k8s.io/yaml writes it, and response compression.
 
 mod support;
 
@@ -136,6 +138,225 @@ async fn document_shapes(c: &Cluster) {
     assert!(version.ends_with("\n}"), "{version}");
 }
 
+/// GET `url` with `accept`: the status and the body.
+async fn get_as(c: &Cluster, url: &str, accept: &str) -> (u16, String) {
+    let r = c
+        .client()
+        .get(url)
+        .header("Accept", accept)
+        .send()
+        .await
+        .expect("get");
+    (r.status().as_u16(), r.text().await.expect("body"))
+}
+
+const WIDGET_CRD: &str = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"widgets.sorted.example.com"},
+ "spec":{"group":"sorted.example.com","scope":"Namespaced",
+  "names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},
+  "versions":[{"name":"v1","served":true,"storage":true,
+   "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}"#;
+
+/// Go maps' keys sorted in JSON, custom resources sorted at every level,
+/// YAML as kube writes it: exact bytes, with the server-set values read
+/// first and put in.
+async fn sorted_maps_and_yaml(c: &Cluster) {
+    let http = c.client();
+    let cms = format!("{}/api/v1/namespaces/default/configmaps", c.url);
+    let body = r#"{"data":{"zeta":"2","alpha":"hello world","multi":"l1\nl2\n","ts":"2026-12-01T19:56:12Z"},
+        "metadata":{"annotations":{"b":"x","a":"y"},"labels":{"z":"1","a":"true"},"name":"sorted"},
+        "kind":"ConfigMap","apiVersion":"v1"}"#;
+    let r = http
+        .post(&cms)
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(r.status(), 201);
+    let created = r.text().await.expect("body");
+    let v: Value = serde_json::from_str(&created).expect("json");
+    let m = &v["metadata"];
+    let (uid, rv, ts) = (
+        m["uid"].as_str().expect("uid"),
+        m["resourceVersion"].as_str().expect("rv"),
+        m["creationTimestamp"].as_str().expect("ts"),
+    );
+    let mf = serde_json::to_string(&m["managedFields"]).expect("managedFields");
+    let want = format!(
+        r#"{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"sorted","namespace":"default","uid":"{uid}","resourceVersion":"{rv}","creationTimestamp":"{ts}","labels":{{"a":"true","z":"1"}},"annotations":{{"a":"y","b":"x"}},"managedFields":{mf}}},"data":{{"alpha":"hello world","multi":"l1\nl2\n","ts":"2026-12-01T19:56:12Z","zeta":"2"}}}}"#
+    ) + "\n";
+    assert_eq!(created, want);
+    let (code, got) = get_as(c, &format!("{cms}/sorted"), "application/json").await;
+    assert_eq!((code, got), (200, want));
+
+    // YAML: keys sorted at every level, strings that read as another type
+    // double-quoted, a multi-line string as a literal block.
+    let (code, yaml) = get_as(c, &format!("{cms}/sorted"), "application/yaml").await;
+    assert_eq!(code, 200);
+    let head = format!(
+        "apiVersion: v1
+data:
+  alpha: hello world
+  multi: |
+    l1
+    l2
+  ts: \"2026-12-01T19:56:12Z\"
+  zeta: \"2\"
+kind: ConfigMap
+metadata:
+  annotations:
+    a: \"y\"
+    b: x
+  creationTimestamp: \"{ts}\"
+  labels:
+    a: \"true\"
+    z: \"1\"
+  managedFields:
+  - apiVersion: v1
+"
+    );
+    let tail = format!(
+        "  name: sorted\n  namespace: default\n  resourceVersion: \"{rv}\"\n  uid: {uid}\n"
+    );
+    assert!(yaml.starts_with(&head), "{yaml}");
+    assert!(yaml.ends_with(&tail), "{yaml}");
+    let fields = &yaml[head.len()..yaml.len() - tail.len()];
+    assert!(
+        fields.lines().all(|l| l.starts_with("    ")),
+        "managedFields' entry is indented under its `- `: {yaml}"
+    );
+    assert!(fields.contains("    fieldsType: FieldsV1\n"), "{yaml}");
+    assert!(fields.contains("    operation: Update\n"), "{yaml}");
+
+    // A Status error in YAML.
+    let (code, yaml) = get_as(c, &format!("{cms}/nope"), "application/yaml").await;
+    assert_eq!(code, 404);
+    assert_eq!(
+        yaml,
+        "apiVersion: v1
+code: 404
+details:
+  kind: configmaps
+  name: nope
+kind: Status
+message: configmaps \"nope\" not found
+metadata: {}
+reason: NotFound
+status: Failure
+"
+    );
+
+    // A YAML list: items not indented under their key (a built-in list's
+    // items carry no type meta, as kube's typed lists).
+    let (code, yaml) = get_as(c, &format!("{cms}?labelSelector=z%3D1"), "application/yaml").await;
+    assert_eq!(code, 200);
+    assert!(
+        yaml.starts_with("apiVersion: v1\nitems:\n- data:\n    alpha: hello world\n"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("\nkind: ConfigMapList\nmetadata:\n  resourceVersion: \""),
+        "{yaml}"
+    );
+
+    // A custom resource: an unstructured map, sorted at every level, in
+    // gets, lists and watch events alike.
+    let r = http
+        .post(format!(
+            "{}/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            c.url
+        ))
+        .header("Content-Type", "application/json")
+        .body(WIDGET_CRD)
+        .send()
+        .await
+        .expect("create crd");
+    assert_eq!(r.status(), 201);
+    c.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/widgets.sorted.example.com",
+        "--timeout=20s",
+    ]);
+    let widgets = format!(
+        "{}/apis/sorted.example.com/v1/namespaces/default/widgets",
+        c.url
+    );
+    let body = r#"{"kind":"Widget","apiVersion":"sorted.example.com/v1",
+        "metadata":{"name":"w","labels":{"z":"1","a":"2"}},
+        "spec":{"z":{"y":1,"b":[{"d":1,"c":2}]},"a":"x"},"data":"d"}"#;
+    let mut created = None;
+    for _ in 0..50 {
+        let r = http
+            .post(&widgets)
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("create widget");
+        if r.status() == 201 {
+            created = Some(r.text().await.expect("body"));
+            break;
+        }
+        // Another process may not serve the just-Established CRD yet.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let created = created.expect("the widget is created");
+    let v: Value = serde_json::from_str(&created).expect("json");
+    let m = &v["metadata"];
+    let (uid, rv, ts) = (
+        m["uid"].as_str().expect("uid"),
+        m["resourceVersion"].as_str().expect("rv"),
+        m["creationTimestamp"].as_str().expect("ts"),
+    );
+    let mf = serde_json::to_string(&m["managedFields"]).expect("managedFields");
+    assert!(
+        mf.starts_with(r#"[{"apiVersion":"sorted.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{".":{},"f:a":{},"f:z":{}}},"f:spec":{".":{},"f:a":{},"f:z":{".":{},"f:b":{},"f:y":{}}}},"#)
+            && mf.contains(r#""operation":"Update","time":""#),
+        "{mf}"
+    );
+    let object = format!(
+        r#"{{"apiVersion":"sorted.example.com/v1","data":"d","kind":"Widget","metadata":{{"creationTimestamp":"{ts}","generation":1,"labels":{{"a":"2","z":"1"}},"managedFields":{mf},"name":"w","namespace":"default","resourceVersion":"{rv}","uid":"{uid}"}},"spec":{{"a":"x","z":{{"b":[{{"c":2,"d":1}}],"y":1}}}}}}"#
+    );
+    assert_eq!(created, format!("{object}\n"));
+    let (code, got) = get_as(c, &format!("{widgets}/w"), "application/json").await;
+    assert_eq!((code, got), (200, format!("{object}\n")));
+    let (code, list) = get_as(c, &widgets, "application/json").await;
+    assert_eq!(code, 200);
+    let lrv = serde_json::from_str::<Value>(&list).expect("json")["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("list rv")
+        .to_string();
+    assert_eq!(
+        list,
+        format!(
+            r#"{{"apiVersion":"sorted.example.com/v1","items":[{object}],"kind":"WidgetList","metadata":{{"continue":"","resourceVersion":"{lrv}"}}}}"#
+        ) + "\n"
+    );
+    let (code, events) = get_as(
+        c,
+        &format!("{widgets}?watch=1&resourceVersion=0&timeoutSeconds=1"),
+        "application/json",
+    )
+    .await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        events,
+        format!(r#"{{"type":"ADDED","object":{object}}}"#) + "\n"
+    );
+    let (code, yaml) = get_as(c, &format!("{widgets}/w"), "application/yaml").await;
+    assert_eq!(code, 200);
+    assert!(
+        yaml.starts_with("apiVersion: sorted.example.com/v1\ndata: d\nkind: Widget\nmetadata:\n"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.ends_with(&format!("  resourceVersion: \"{rv}\"\n  uid: {uid}\nspec:\n  a: x\n  z:\n    b:\n    - c: 2\n      d: 1\n    \"y\": 1\n")),
+        "{yaml}"
+    );
+}
+
 fn gunzip(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(b)
@@ -207,6 +428,7 @@ fn encoding_embedded() {
     block_on(kube_json_form(&c));
     block_on(compression(&c));
     block_on(document_shapes(&c));
+    block_on(sorted_maps_and_yaml(&c));
 }
 
 #[test]
@@ -214,4 +436,5 @@ fn encoding_distributed() {
     let c = Cluster::start(Mode::Distributed);
     block_on(kube_json_form(&c));
     block_on(compression(&c));
+    block_on(sorted_maps_and_yaml(&c));
 }

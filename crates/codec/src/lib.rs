@@ -16,6 +16,8 @@
 //!   (objects, lists, watch events) for every built-in kind.
 //! - [`cbor`]: kube's CBOR (the self-described tag, its encode and decode
 //!   rules), objects, lists and `cbor-seq` watch events.
+//! - [`yaml`]: YAML responses as kube writes them (go-yaml v2's output of
+//!   the object's JSON).
 //! - [`framer`]: stream framers (JSON lines, length-delimited Protobuf, CBOR
 //!   sequences).
 //! - [`watch`]: watch event frames (`{"type":"ADDED","object":...}\n`).
@@ -39,6 +41,7 @@ pub mod serializer;
 pub mod table;
 pub mod target;
 pub mod watch;
+pub mod yaml;
 
 pub use error::CodecError;
 pub use format::{Encoding, Format, MetaVersion, Target};

@@ -48,9 +48,14 @@ pub struct ListEncoder {
 }
 
 enum Inner {
-    /// JSON: the bytes not yet cut into a frame, and how many items were
-    /// written.
-    Stream { buf: BytesMut, count: usize },
+    /// JSON: the bytes not yet cut into a frame, how many items were
+    /// written, and what follows the items of an unstructured list (its
+    /// keys after `items`, then `}`).
+    Stream {
+        buf: BytesMut,
+        count: usize,
+        tail: Option<Vec<u8>>,
+    },
     /// JSON, a `PartialObjectMetadataList` or a `Table`: the head ends with
     /// the key of the items (`"items":` / `"rows":`); the array opens with
     /// the first item, and an empty one is `null` when `null_when_empty`.
@@ -165,6 +170,19 @@ fn write_row(
     Ok(())
 }
 
+/// Whether a list head names a kind kube serves as an
+/// `unstructured.UnstructuredList` (a custom resource's list: no
+/// message).
+fn unstructured(head: &Value) -> bool {
+    match (
+        head.get("apiVersion").and_then(Value::as_str),
+        head.get("kind").and_then(Value::as_str),
+    ) {
+        (Some(av), Some(kind)) => !crate::protobuf::has_kind(av, kind),
+        _ => false,
+    }
+}
+
 /// `head` without its closing brace, then `,"<key>":` (the item array
 /// follows).
 fn open_head(head: &Value, key: &str) -> Result<Vec<u8>, CodecError> {
@@ -233,6 +251,35 @@ impl ListEncoder {
             return Ok(ListEncoder { format, inner });
         }
         let inner = match format.encoding {
+            Encoding::Json if unstructured(head) => {
+                // kube writes an unstructured list as one map: its keys
+                // sorted, `items` among them.
+                let mut sorted = head.clone();
+                sorted.sort_all_objects();
+                let (mut before, mut after) = (serde_json::Map::new(), serde_json::Map::new());
+                if let Value::Object(m) = sorted {
+                    for (k, v) in m {
+                        if k.as_str() < "items" {
+                            before.insert(k, v);
+                        } else if k != "items" {
+                            after.insert(k, v);
+                        }
+                    }
+                }
+                let mut first = open_head(&Value::Object(before), "items")?;
+                first.push(b'[');
+                let mut tail = serde_json::to_vec(&Value::Object(after))?;
+                if tail.len() > 2 {
+                    tail[0] = b',';
+                } else {
+                    tail.remove(0);
+                }
+                Inner::Stream {
+                    buf: BytesMut::from(&first[..]),
+                    count: 0,
+                    tail: Some(tail),
+                }
+            }
             Encoding::Json => {
                 let mut first = serde_json::to_vec(head)?;
                 // Re-open the head object to append the items array.
@@ -246,6 +293,7 @@ impl ListEncoder {
                 Inner::Stream {
                     buf: BytesMut::from(&first[..]),
                     count: 0,
+                    tail: None,
                 }
             }
             Encoding::Yaml => Inner::Whole {
@@ -305,7 +353,7 @@ impl ListEncoder {
     /// send when about [`FRAME_BYTES`] have gathered.
     pub fn push(&mut self, item: &[u8]) -> Result<Option<Bytes>, CodecError> {
         match &mut self.inner {
-            Inner::Stream { buf, count } => {
+            Inner::Stream { buf, count, .. } => {
                 if *count > 0 {
                     buf.put_u8(b',');
                 }
@@ -357,8 +405,13 @@ impl ListEncoder {
     pub fn finish(self) -> Result<Bytes, CodecError> {
         match self.inner {
             // kube's JSON encoder ends every document with a newline.
-            Inner::Stream { mut buf, .. } => {
-                buf.put_slice(b"]}\n");
+            Inner::Stream { mut buf, tail, .. } => {
+                buf.put_u8(b']');
+                match tail {
+                    Some(tail) => buf.put_slice(&tail),
+                    None => buf.put_u8(b'}'),
+                }
+                buf.put_u8(b'\n');
                 Ok(buf.freeze())
             }
             Inner::Lazy {
@@ -481,8 +534,43 @@ mod tests {
         whole["items"] = Value::Array(items());
         assert_eq!(
             written(Format::YAML, &items()),
-            serde_yaml::to_string(&whole).unwrap().into_bytes()
+            crate::yaml::to_yaml(&whole).into_bytes()
         );
+    }
+
+    #[test]
+    fn custom_resource_lists_are_one_sorted_map() {
+        let head = json!({"kind": "WidgetList", "apiVersion": "example.com/v1",
+            "metadata": {"resourceVersion": "5", "continue": ""}});
+        let mut enc = ListEncoder::new(Format::JSON, &head).unwrap();
+        let mut out = Vec::new();
+        for item in [
+            &br#"{"apiVersion":"example.com/v1","kind":"Widget"}"#[..],
+            b"{}",
+        ] {
+            if let Some(f) = enc.push(item).unwrap() {
+                out.extend_from_slice(&f);
+            }
+        }
+        out.extend_from_slice(&enc.finish().unwrap());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"apiVersion":"example.com/v1","items":[{"apiVersion":"example.com/v1","kind":"Widget"},{}],"kind":"WidgetList","metadata":{"continue":"","resourceVersion":"5"}}"#.to_owned() + "\n"
+        );
+        let empty = ListEncoder::new(Format::JSON, &head)
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert_eq!(
+            &empty[..],
+            &b"{\"apiVersion\":\"example.com/v1\",\"items\":[],\"kind\":\"WidgetList\",\"metadata\":{\"continue\":\"\",\"resourceVersion\":\"5\"}}\n"[..]
+        );
+        // Built-in lists keep Go's ListMeta struct order.
+        let cm = ListEncoder::new(Format::JSON, &super::tests::head())
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert!(cm.starts_with(br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5","continue":"x"},"items":[]"#));
     }
 
     fn at(encoding: Encoding, target: Target) -> Format {

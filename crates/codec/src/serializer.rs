@@ -111,9 +111,7 @@ pub fn encode_with(
     let object = converted.as_ref().unwrap_or(object);
     match format.encoding {
         Encoding::Json => Ok(Bytes::from(serde_json::to_vec(object)?)),
-        Encoding::Yaml => serde_yaml::to_string(object)
-            .map(Bytes::from)
-            .map_err(|e| CodecError::Yaml(e.to_string())),
+        Encoding::Yaml => Ok(Bytes::from(crate::yaml::to_yaml(object))),
         Encoding::Protobuf => Ok(Bytes::from(crate::protobuf::encode_object(object)?)),
         Encoding::Cbor => Ok(crate::cbor::encode_value(object)),
     }
@@ -141,7 +139,7 @@ mod tests {
         );
         assert_eq!(
             &encode(Format::YAML, &o).unwrap()[..],
-            b"kind: ConfigMap\napiVersion: v1\ndata:\n  a: b\n"
+            b"apiVersion: v1\ndata:\n  a: b\nkind: ConfigMap\n"
         );
         let pb = encode(Format::object(Encoding::Protobuf), &o).unwrap();
         assert!(pb.starts_with(b"k8s\0"));

@@ -69,7 +69,9 @@ pub(crate) struct CachedObject {
     /// end).
     obj_at: u32,
     /// `line[body_at..]` is the object's JSON after its type meta and the
-    /// comma that follows it (or the closing brace when nothing follows).
+    /// comma that follows it (or the closing brace when nothing follows);
+    /// for an unstructured object, after its opening brace (its list item
+    /// keeps its type meta).
     body_at: u32,
     /// Serializations in other formats, each made on first use.
     others: OnceLock<Memo>,
@@ -84,6 +86,18 @@ fn table_options(include: IncludeObject) -> TableOptions {
     TableOptions {
         include_object: include,
         no_headers: true,
+    }
+}
+
+/// Whether kube serves `object` unstructured: its type meta names no
+/// built-in kind (a custom resource).
+fn is_unstructured(object: &Value) -> bool {
+    match (
+        object.get("apiVersion").and_then(Value::as_str),
+        object.get("kind").and_then(Value::as_str),
+    ) {
+        (Some(av), Some(kind)) => !keelson_codec::protobuf::has_kind(av, kind),
+        _ => false,
     }
 }
 
@@ -114,6 +128,9 @@ impl CachedObject {
     ) -> ApiResult<CachedObject> {
         let attrs = Attrs::of(&gr.group, &gr.resource, &object);
         let key = key_of(meta_str(&object, "namespace"), meta_str(&object, "name")).into();
+        if is_unstructured(&object) {
+            return Self::new_unstructured(key, object, line_type, attrs);
+        }
         let map = match object.as_object_mut() {
             Some(m) => std::mem::take(m),
             None => return Err(ApiError::internal("watch cache: an object is not a map")),
@@ -163,6 +180,36 @@ impl CachedObject {
             line_type,
             obj_at: obj_at as u32,
             body_at: body_at as u32,
+            others: OnceLock::new(),
+            tables: OnceLock::new(),
+            attrs,
+        })
+    }
+
+    /// An object kube serves as `unstructured.Unstructured` (a custom
+    /// resource): written as it is stored, keys sorted with `apiVersion`
+    /// and `kind` in their sorted places; its list item is the whole
+    /// object.
+    fn new_unstructured(
+        key: Box<str>,
+        object: Value,
+        line_type: EventType,
+        attrs: Attrs,
+    ) -> ApiResult<CachedObject> {
+        let body = serde_json::to_vec(&object).map_err(encode_err)?;
+        let frame = json_line(line_type, b"")?;
+        let head = &frame[..frame.len().saturating_sub(2)];
+        let mut line = BytesMut::with_capacity(head.len() + body.len() + 2);
+        line.put_slice(head);
+        let obj_at = line.len();
+        line.put_slice(&body);
+        line.put_slice(b"}\n");
+        Ok(CachedObject {
+            key,
+            line: line.freeze(),
+            line_type,
+            obj_at: obj_at as u32,
+            body_at: obj_at as u32 + 1,
             others: OnceLock::new(),
             tables: OnceLock::new(),
             attrs,
@@ -401,15 +448,27 @@ mod tests {
     fn edge_shapes() {
         let only_meta = CachedObject::new(
             &gr(),
-            json!({"kind": "K", "apiVersion": "v1"}),
+            json!({"apiVersion": "v1", "kind": "ConfigMap"}),
             EventType::Added,
         )
         .unwrap();
         assert_eq!(
             &only_meta.object()[..],
-            br#"{"kind":"K","apiVersion":"v1"}"#
+            br#"{"kind":"ConfigMap","apiVersion":"v1"}"#
         );
         assert_eq!(&only_meta.item(Format::JSON).unwrap()[..], b"{}");
+        // A custom resource is unstructured: written as stored (sorted),
+        // its item with its type meta.
+        let cr = json!({"apiVersion": "example.com/v1", "data": 1, "kind": "Widget", "metadata": {"name": "w"}});
+        let c = CachedObject::new(&gr(), cr, EventType::Added).unwrap();
+        let want =
+            br#"{"apiVersion":"example.com/v1","data":1,"kind":"Widget","metadata":{"name":"w"}}"#;
+        assert_eq!(&c.object()[..], want);
+        assert_eq!(&c.item(Format::JSON).unwrap()[..], want);
+        assert_eq!(
+            c.event(EventType::Added, 1, Format::JSON).unwrap().frame,
+            watch_line(EventType::Added, want)
+        );
         let no_meta =
             CachedObject::new(&gr(), json!({"metadata": {"name": "x"}}), EventType::Added).unwrap();
         assert_eq!(&no_meta.object()[..], br#"{"metadata":{"name":"x"}}"#);

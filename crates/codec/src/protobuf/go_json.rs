@@ -12,6 +12,15 @@
 //! Protobuf schema data, which knows the Go declaration order and which
 //! fields are values, pointers or `omitempty` (see [`super::schema`]).
 //!
+//! Go's `encoding/json` writes every map with its keys sorted (bytewise),
+//! so the fields whose Go type is a map (`labels`, `annotations`, a
+//! ConfigMap's `data`, `matchLabels`, a `ResourceList`, ...) have their
+//! keys sorted here, while struct fields keep their declaration order. An
+//! object of a kind without a message (a custom resource) is what kube
+//! serves as `unstructured.Unstructured`, a `map[string]interface{}`: its
+//! keys are sorted at every level, `metadata` (and `managedFields`'
+//! `fieldsV1`) included.
+//!
 //! Unlike a Protobuf round trip it keeps what the schema does not know
 //! (written after the known fields, in the order given) and never fails:
 //! a value of the wrong shape is left as it is, for validation to judge.
@@ -23,9 +32,11 @@ use super::schema::{
 };
 use super::transcode::{is_zero, zero};
 
-/// Rewrite a built-in object (one with `apiVersion` and `kind` naming a
-/// message) in kube's JSON form; anything else (a custom resource, a kind
-/// without a message) is left unchanged.
+/// Rewrite an object in kube's JSON form: a built-in object (one with
+/// `apiVersion` and `kind` naming a message) in its Go struct's form, any
+/// other object with `apiVersion` and `kind` (a custom resource) with its
+/// keys sorted at every level, as kube writes an unstructured object.
+/// Anything without type meta is left unchanged.
 pub fn normalize(object: &mut Value) {
     let s = Schema::get();
     let id = {
@@ -37,7 +48,10 @@ pub fn normalize(object: &mut Value) {
         };
         match s.kind(av, kind) {
             Some(id) => id,
-            None => return,
+            None => {
+                object.sort_all_objects();
+                return;
+            }
         }
     };
     // The message has no type meta: Go's `TypeMeta` is inlined first,
@@ -115,6 +129,8 @@ fn present(s: &Schema, f: &Field, mut v: Value, depth: u32) -> Option<Value> {
                 for item in m.values_mut() {
                     message(s, sub, item, depth + 1);
                 }
+                // A Go map: written with its keys sorted.
+                m.sort_keys();
             }
         }
         Ty::Message(sub) if f.has(REPEATED) => {
@@ -125,7 +141,12 @@ fn present(s: &Schema, f: &Field, mut v: Value, depth: u32) -> Option<Value> {
             }
         }
         Ty::Message(sub) => message(s, sub, &mut v, depth + 1),
-        Ty::Scalar(_) if f.has(MAP) || f.has(REPEATED) => {}
+        Ty::Scalar(_) if f.has(MAP) => {
+            if let Value::Object(m) = &mut v {
+                m.sort_keys();
+            }
+        }
+        Ty::Scalar(_) if f.has(REPEATED) => {}
         Ty::Scalar(_) => {
             if f.has(VALUE) && f.has(OMITEMPTY) && is_zero(&v) {
                 return None;
@@ -207,9 +228,8 @@ mod tests {
                 "creationTimestamp"
             ]
         );
-        // Map entries keep their order (Go sorts them when it writes, and
-        // the stored form is written by us).
-        assert_eq!(keys(&v["data"]), ["b", "a"]);
+        // A Go map is written with its keys sorted.
+        assert_eq!(keys(&v["data"]), ["a", "b"]);
     }
 
     #[test]
@@ -257,9 +277,48 @@ mod tests {
     }
 
     #[test]
-    fn custom_resources_and_odd_shapes_are_left_alone() {
-        let cr = json!({"apiVersion": "example.com/v1", "kind": "Widget", "z": 1, "a": 2});
-        assert_eq!(keys(&normalized(cr.clone())), keys(&cr));
+    fn go_maps_are_sorted_struct_fields_are_not() {
+        let v = normalized(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "labels": {"z": "1", "a": "2", "B": "3"},
+                "annotations": {"y": "", "x": ""}},
+            "spec": {
+                "selector": {"matchLabels": {"z": "1", "a": "2"}},
+                "template": {"metadata": {"labels": {"z": "1", "a": "2"}}, "spec": {
+                    "nodeSelector": {"b": "", "a": ""},
+                    "containers": [{"name": "c", "image": "i",
+                        "resources": {"requests": {"memory": "1Gi", "cpu": "1"}}}]}},
+            },
+        }));
+        assert_eq!(keys(&v["metadata"]["labels"]), ["B", "a", "z"]);
+        assert_eq!(keys(&v["metadata"]["annotations"]), ["x", "y"]);
+        assert_eq!(keys(&v["spec"]["selector"]["matchLabels"]), ["a", "z"]);
+        let t = &v["spec"]["template"];
+        assert_eq!(keys(&t["metadata"]["labels"]), ["a", "z"]);
+        assert_eq!(keys(&t["spec"]["nodeSelector"]), ["a", "b"]);
+        assert_eq!(
+            keys(&t["spec"]["containers"][0]["resources"]["requests"]),
+            ["cpu", "memory"]
+        );
+        // The struct keeps Go's order, not the alphabet's.
+        assert_eq!(keys(&v)[..3], ["kind", "apiVersion", "metadata"]);
+        assert_eq!(keys(&v["metadata"])[..2], ["name", "creationTimestamp"]);
+        let svc = normalized(json!({"apiVersion": "v1", "kind": "Service",
+            "spec": {"selector": {"b": "", "a": ""}}}));
+        assert_eq!(keys(&svc["spec"]["selector"]), ["a", "b"]);
+    }
+
+    #[test]
+    fn custom_resources_are_sorted_at_every_level_and_odd_shapes_left_alone() {
+        let cr = json!({"kind": "Widget", "apiVersion": "example.com/v1", "spec": {"z": {"b": 1, "a": [{"y": 1, "x": 2}]}, "a": 2},
+            "metadata": {"name": "w", "labels": {"b": "", "a": ""}, "managedFields": [{"fieldsV1": {"f:spec": {}, "f:metadata": {}}}]}});
+        let v = normalized(cr);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"labels":{"a":"","b":""},"managedFields":[{"fieldsV1":{"f:metadata":{},"f:spec":{}}}],"name":"w"},"spec":{"a":2,"z":{"a":[{"x":2,"y":1}],"b":1}}}"#
+        );
+        let untyped = json!({"z": 1, "a": 2});
+        assert_eq!(keys(&normalized(untyped.clone())), keys(&untyped));
         let odd = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": "x", "data": [1]});
         assert_eq!(normalized(odd.clone())["metadata"], odd["metadata"]);
     }

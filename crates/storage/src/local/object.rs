@@ -38,21 +38,44 @@ pub fn decode_kv(kv: &keelson_kv::KeyValue) -> Result<Value, ApiError> {
 const BEFORE_RV: [&str; 5] = ["name", "generateName", "namespace", "selfLink", "uid"];
 
 /// Set `metadata.resourceVersion`, in ObjectMeta's place when it is new
-/// (after the identity fields), so answers keep kube's field order.
+/// (after the identity fields), so answers keep kube's field order; in a
+/// custom resource's (an unstructured object's) sorted keys, in its
+/// sorted place.
 pub fn set_resource_version(obj: &mut Value, rv: &str) {
+    if let Some(v) = obj
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("resourceVersion"))
+    {
+        *v = Value::String(rv.to_string());
+        return;
+    }
+    let unstructured = !is_built_in(obj);
     let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
         set_meta_str(obj, "resourceVersion", rv);
         return;
     };
-    if let Some(v) = m.get_mut("resourceVersion") {
-        *v = Value::String(rv.to_string());
-        return;
-    }
-    let at = m
-        .keys()
-        .rposition(|k| BEFORE_RV.contains(&k.as_str()))
-        .map_or(0, |i| i + 1);
+    let at = if unstructured {
+        m.keys()
+            .position(|k| k.as_str() > "resourceVersion")
+            .unwrap_or(m.len())
+    } else {
+        m.keys()
+            .rposition(|k| BEFORE_RV.contains(&k.as_str()))
+            .map_or(0, |i| i + 1)
+    };
     m.shift_insert(at, "resourceVersion".into(), Value::String(rv.to_string()));
+}
+
+/// Whether `obj` is of a built-in kind (one kube serves typed, not as an
+/// unstructured map).
+fn is_built_in(obj: &Value) -> bool {
+    match (
+        obj.get("apiVersion").and_then(Value::as_str),
+        obj.get("kind").and_then(Value::as_str),
+    ) {
+        (Some(av), Some(kind)) => keelson_codec::protobuf::has_kind(av, kind),
+        _ => true,
+    }
 }
 
 /// Encode as Keelson's JSON; the resourceVersion is stored empty.

@@ -300,7 +300,8 @@ pub(crate) fn check_create(info: &ResourceInfo) -> ApiResult<()> {
 /// A custom object read or written through `info`'s version shows that
 /// version (`conversion: None` rewrites `apiVersion` only), with the
 /// version's defaults filled in (kube defaults on read too, for objects
-/// stored before a default was added).
+/// stored before a default was added), its keys sorted as kube writes an
+/// unstructured object.
 pub(crate) fn as_served_version(info: &ResourceInfo, object: &mut Value) {
     if info.custom.is_none() {
         return;
@@ -315,6 +316,9 @@ pub(crate) fn as_served_version(info: &ResourceInfo, object: &mut Value) {
     if let Some(schema) = schemas().get(info) {
         schema.default(object);
     }
+    // kube serves custom objects as unstructured maps: keys sorted at
+    // every level.
+    object.sort_all_objects();
 }
 
 /// List items of a custom resource as kube's unstructured lists have them

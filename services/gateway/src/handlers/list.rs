@@ -79,6 +79,13 @@ pub async fn serve(
     if let Some(n) = list.remaining {
         metadata.insert("remainingItemCount".into(), Value::from(n));
     }
+    if info.custom.is_some() {
+        // kube's `UnstructuredList.SetContinue` writes the key even when
+        // empty.
+        metadata
+            .entry("continue")
+            .or_insert_with(|| Value::String(String::new()));
+    }
     let head = json!({
         "kind": info.list_kind,
         "apiVersion": info.api_version(),
