@@ -283,6 +283,124 @@ pub(crate) fn no_new_finalizers(new: &Value, old: &Value) -> Vec<FieldError> {
     )]
 }
 
+/// The rest of `ValidateObjectMetaAccessorUpdate` (after the finalizer
+/// rule above), as kube's `BeforeUpdate` leaves it: an empty `uid`, a
+/// `creationTimestamp`, an unchanged or absent deletion mark and
+/// `generation` are taken from the stored object before validation, so
+/// only a changed name or namespace, a different `uid`, a new
+/// `deletionTimestamp` and a new or different `deletionGracePeriodSeconds`
+/// are refused (`Invalid value: <new>: field is immutable`).
+pub(crate) fn validate_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Map::new();
+    let meta = |o: &'_ Value| -> Map<String, Value> {
+        o.get("metadata")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty)
+            .clone()
+    };
+    let (n, o) = (meta(new), meta(old));
+    let mut errs = Vec::new();
+    let immutable = "field is immutable";
+    for key in ["name", "namespace"] {
+        let (nv, ov) = (str_field(&n, key), str_field(&o, key));
+        // The stored object always has both; one without (a caller's
+        // partial old object) has nothing to compare.
+        if !ov.is_empty() && nv != ov {
+            errs.push(FieldError::invalid(
+                &format!("metadata.{key}"),
+                nv,
+                immutable,
+            ));
+        }
+    }
+    let uid = str_field(&n, "uid");
+    if !uid.is_empty() && uid != str_field(&o, "uid") {
+        errs.push(FieldError::invalid("metadata.uid", uid, immutable));
+    }
+    let set = |m: &Map<String, Value>, key: &str| m.get(key).filter(|v| !v.is_null()).cloned();
+    if let (Some(ts), None) = (set(&n, "deletionTimestamp"), set(&o, "deletionTimestamp")) {
+        // `*metav1.Time` prints as Go's `time.Time.String()`.
+        let shown = ts.as_str().map(go_time_string).unwrap_or_default();
+        errs.push(FieldError {
+            kind: keelson_apimachinery::FieldErrorKind::Invalid,
+            field: "metadata.deletionTimestamp".into(),
+            value: None,
+            detail: format!("{shown}: {immutable}"),
+        });
+    }
+    let grace_old = set(&o, "deletionGracePeriodSeconds");
+    let grace_new = set(&n, "deletionGracePeriodSeconds").or_else(|| grace_old.clone());
+    if let Some(g) = grace_new.filter(|g| Some(g) != grace_old.as_ref()) {
+        errs.push(FieldError::invalid(
+            "metadata.deletionGracePeriodSeconds",
+            g,
+            immutable,
+        ));
+    }
+    errs
+}
+
+/// An RFC 3339 timestamp as Go prints a `metav1.Time` decoded from it
+/// (`Local()` on a UTC host): `2026-01-02 03:04:05.5 +0000 UTC`. Anything
+/// unparsable is shown as sent.
+fn go_time_string(ts: &str) -> String {
+    let parsed = (|| {
+        let (date, rest) = ts.split_once(['T', 't'])?;
+        let mut d = date.splitn(3, '-').map(|x| x.parse::<i64>().ok());
+        let (y, mo, da) = (d.next()??, d.next()??, d.next()??);
+        let (clock, offset) = if let Some(c) = rest.strip_suffix(['Z', 'z']) {
+            (c, 0)
+        } else {
+            let at = rest.rfind(['+', '-'])?;
+            let (c, off) = rest.split_at(at);
+            let sign = if off.starts_with('-') { -1 } else { 1 };
+            let (h, m) = off[1..].split_once(':')?;
+            (
+                c,
+                sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60),
+            )
+        };
+        let (hms, frac) = clock.split_once('.').unwrap_or((clock, ""));
+        let mut t = hms.splitn(3, ':').map(|x| x.parse::<i64>().ok());
+        let (h, mi, s) = (t.next()??, t.next()??, t.next()??);
+        // Days from the civil date (Howard Hinnant's algorithm), in UTC.
+        let (yy, mm) = if mo <= 2 {
+            (y - 1, mo + 9)
+        } else {
+            (y, mo - 3)
+        };
+        let era = yy.div_euclid(400);
+        let yoe = yy - era * 400;
+        let doy = (153 * mm + 2) / 5 + da - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146097 + doe - 719468;
+        let secs = days * 86400 + h * 3600 + mi * 60 + s - offset;
+        let (days, sod) = (secs.div_euclid(86400), secs.rem_euclid(86400));
+        let z = days + 719468;
+        let era = z.div_euclid(146097);
+        let doe = z - era * 146097;
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        let frac = frac.trim_end_matches('0');
+        let frac = if frac.is_empty() {
+            String::new()
+        } else {
+            format!(".{}", &frac[..frac.len().min(9)])
+        };
+        Some(format!(
+            "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}{frac} +0000 UTC",
+            sod / 3600,
+            sod % 3600 / 60,
+            sod % 60
+        ))
+    })();
+    parsed.unwrap_or_else(|| ts.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,5 +420,18 @@ mod tests {
             ["may not contain '/'", "may not contain '%'"]
         );
         assert!(path_segment_errors("..", true).is_empty());
+    }
+
+    #[test]
+    fn go_times() {
+        assert_eq!(
+            go_time_string("2026-01-02T03:04:05Z"),
+            "2026-01-02 03:04:05 +0000 UTC"
+        );
+        assert_eq!(
+            go_time_string("2026-01-01T00:30:00.500+01:00"),
+            "2025-12-31 23:30:00.5 +0000 UTC"
+        );
+        assert_eq!(go_time_string("soon"), "soon");
     }
 }

@@ -247,10 +247,13 @@ async fn limit_range_item_defaults() {
         "spec": {"limits": [
             {"type": "Container", "max": {"cpu": "2", "memory": "1Gi"}, "min": {"cpu": "100m"},
              "default": {"memory": "512Mi"}},
-            {"type": "Pod", "max": {"cpu": "4"}},
-            {"type": "Container", "min": {"cpu": "50m"}}]}});
+            {"type": "Pod", "max": {"cpu": "4"}}]}});
     let o = admitted(create("", "limitranges", "default", obj)).await;
     let limits = &o["spec"]["limits"];
+    // One item per type, as kube's validation requires.
+    let second = json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr2"},
+        "spec": {"limits": [{"type": "Container", "min": {"cpu": "50m"}}]}});
+    let second = admitted(create("", "limitranges", "default", second)).await;
     assert_eq!(limits[0]["default"], json!({"memory": "512Mi", "cpu": "2"}));
     assert_eq!(
         limits[0]["defaultRequest"],
@@ -258,8 +261,11 @@ async fn limit_range_item_defaults() {
     );
     assert!(limits[1].get("default").is_none());
     assert!(limits[1].get("defaultRequest").is_none());
-    assert!(limits[2].get("default").is_none());
-    assert_eq!(limits[2]["defaultRequest"], json!({"cpu": "50m"}));
+    assert!(second["spec"]["limits"][0].get("default").is_none());
+    assert_eq!(
+        second["spec"]["limits"][0]["defaultRequest"],
+        json!({"cpu": "50m"})
+    );
     assert_eq!(o["metadata"]["name"], "lr");
 }
 

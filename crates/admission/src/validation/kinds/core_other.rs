@@ -10,9 +10,14 @@ use super::{Path, Write};
 /// without rules yet.
 pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     match kind {
+        "Namespace" if w.is_status() => match w.old() {
+            Some(old) => validate_namespace_status_update(obj, old),
+            None => Vec::new(),
+        },
         "Namespace" if w.subresource.is_empty() || w.subresource == "finalize" => {
             validate_namespace(obj, w.subresource == "finalize")
         }
+        "PersistentVolumeClaim" if w.is_status() => validate_pvc_status_update(obj),
         "PersistentVolumeClaim" if w.subresource.is_empty() => {
             let mut errs = validate_pvc(obj);
             if let Some(old) = w.old() {
@@ -52,6 +57,63 @@ fn validate_namespace(obj: &Value, finalize: bool) -> Vec<FieldError> {
                 path.as_str(),
                 name,
                 "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateNamespaceStatusUpdate`: the phase follows the deletion mark
+/// (`status.Phase`, as kube spells the path). An empty phase is defaulted
+/// to `Active` first, and the stored deletion mark is kept, as kube does.
+fn validate_namespace_status_update(obj: &Value, old: &Value) -> Vec<FieldError> {
+    let deleting = |o: &Value| {
+        o.pointer("/metadata/deletionTimestamp")
+            .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+    };
+    let phase = match obj.pointer("/status/phase").and_then(Value::as_str) {
+        None | Some("") => "Active",
+        Some(p) => p,
+    };
+    if !(deleting(old) || deleting(obj)) {
+        if phase != "Active" {
+            return vec![FieldError::invalid(
+                "status.Phase",
+                phase,
+                "may only be 'Active' if `deletionTimestamp` is empty",
+            )];
+        }
+    } else if phase != "Terminating" {
+        return vec![FieldError::invalid(
+            "status.Phase",
+            phase,
+            "may only be 'Terminating' if `deletionTimestamp` is not empty",
+        )];
+    }
+    Vec::new()
+}
+
+/// `ValidatePersistentVolumeClaimStatusUpdate`, its common part: the
+/// capacity quantities are not negative (kube prints the value as an
+/// integer). The resize and allocated-resource rules are not checked.
+fn validate_pvc_status_update(obj: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let cap = obj.pointer("/status/capacity").and_then(Value::as_object);
+    for (k, v) in cap.into_iter().flatten() {
+        let q = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        if let Some(n) = keelson_cel::library::quantity::Quantity::parse(&q)
+            .filter(|q| q.is_negative())
+            .and_then(|q| q.nanos())
+        {
+            // `Quantity.Value()`: rounded up to an integer.
+            let value = n.div_euclid(1_000_000_000) + i128::from(n.rem_euclid(1_000_000_000) != 0);
+            errs.push(FieldError::invalid(
+                Path::new("status").child("capacity").key(k).as_str(),
+                i64::try_from(value).unwrap_or(i64::MIN),
+                "must be a valid resource quantity",
             ));
         }
     }

@@ -34,8 +34,10 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
 
 fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     if w.is_status() {
-        // ValidatePodStatusUpdate is not implemented (docs/compatibility.md).
-        return Vec::new();
+        return match w.old() {
+            Some(old) => validate_pod_status_update(obj, old),
+            None => Vec::new(),
+        };
     }
     let spec = obj.get("spec").unwrap_or(&Value::Null);
     if let Some(old) = w.old() {
@@ -540,6 +542,132 @@ fn validate_topology_spread(cs: &[Value], path: &Path) -> Vec<FieldError> {
                 when,
                 &["DoNotSchedule", "ScheduleAnyway"],
             ));
+        }
+    }
+    errs
+}
+
+/// kube's `ValidatePodStatusUpdate` (after the strategy kept the stored
+/// spec and, when the new one is empty, the stored `qosClass`): custom
+/// condition types (reported under `metadata.conditions[i].Type`, as kube
+/// does), `nominatedNodeName`, `qosClass` immutability and no terminated
+/// container back to running under a restart policy that forbids it. Pod
+/// IPs, host IPs, resource claim statuses, users and allocated resources
+/// are not checked (docs/compatibility.md).
+fn validate_pod_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    const SYSTEM_CONDITIONS: &[&str] = &["PodScheduled", "Ready", "Initialized"];
+    let mut errs = Vec::new();
+    let status = new.get("status").unwrap_or(&Value::Null);
+    let old_status = old.get("status").unwrap_or(&Value::Null);
+    let conditions = Path::new("metadata").child("conditions");
+    for (i, c) in list_of(status, "conditions").iter().enumerate() {
+        let t = str_of(c, "type");
+        if SYSTEM_CONDITIONS.contains(&t) {
+            continue;
+        }
+        for m in keelson_apimachinery::names::is_qualified_name(t) {
+            errs.push(FieldError::invalid(
+                conditions.index(i).child("Type").as_str(),
+                t,
+                &m,
+            ));
+        }
+    }
+    let sp = Path::new("status");
+    let nominated = str_of(status, "nominatedNodeName");
+    if !nominated.is_empty() && nominated != str_of(old_status, "nominatedNodeName") {
+        for m in keelson_apimachinery::names::is_dns1123_subdomain(nominated) {
+            errs.push(FieldError::invalid(
+                sp.child("nominatedNodeName").as_str(),
+                nominated,
+                &m,
+            ));
+        }
+    }
+    let qos = str_of(status, "qosClass");
+    let old_qos = str_of(old_status, "qosClass");
+    if !qos.is_empty() && qos != old_qos {
+        errs.push(FieldError::invalid(
+            sp.child("qosClass").as_str(),
+            qos,
+            "field is immutable",
+        ));
+    }
+    let old_spec = old.get("spec").unwrap_or(&Value::Null);
+    let policy = match str_of(old_spec, "restartPolicy") {
+        "" => "Always",
+        p => p,
+    };
+    errs.extend(container_state_transition(
+        list_of(status, "containerStatuses"),
+        list_of(old_status, "containerStatuses"),
+        &sp.child("containerStatuses"),
+        policy,
+        &[],
+    ));
+    let restartable: Vec<&str> = list_of(old_spec, "initContainers")
+        .iter()
+        .filter(|c| str_of(c, "restartPolicy") == "Always")
+        .map(|c| str_of(c, "name"))
+        .collect();
+    errs.extend(container_state_transition(
+        list_of(status, "initContainerStatuses"),
+        list_of(old_status, "initContainerStatuses"),
+        &sp.child("initContainerStatuses"),
+        policy,
+        &restartable,
+    ));
+    errs.extend(container_state_transition(
+        list_of(status, "ephemeralContainerStatuses"),
+        list_of(old_status, "ephemeralContainerStatuses"),
+        &sp.child("ephemeralContainerStatuses"),
+        "Never",
+        &[],
+    ));
+    errs
+}
+
+/// kube's `ValidateContainerStateTransition` and
+/// `ValidateInitContainerStateTransition` (`restartable`: the names of
+/// sidecar init containers, which may restart).
+fn container_state_transition(
+    new: &[Value],
+    old: &[Value],
+    path: &Path,
+    restart_policy: &str,
+    restartable: &[&str],
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if restart_policy == "Always" {
+        return errs;
+    }
+    let terminated = |s: &Value| {
+        s.get("state")
+            .and_then(|st| st.get("terminated"))
+            .is_some_and(|t| !t.is_null())
+    };
+    for (i, o) in old.iter().enumerate() {
+        if !terminated(o) {
+            continue;
+        }
+        let exit = o
+            .pointer("/state/terminated/exitCode")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if exit != 0 && restart_policy == "OnFailure" {
+            continue;
+        }
+        let name = str_of(o, "name");
+        if restartable.contains(&name) {
+            continue;
+        }
+        for n in new {
+            if str_of(n, "name") == name && !terminated(n) {
+                errs.push(FieldError::forbidden(
+                    path.index(i).child("state").as_str(),
+                    "may not be transitioned to non-terminated state",
+                ));
+            }
         }
     }
     errs

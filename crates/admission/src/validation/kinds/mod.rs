@@ -7,10 +7,12 @@
 //! refused by the decoder) and never panics on a surprising shape: a field
 //! of an unexpected type is treated as absent.
 
+mod admissionregistration;
 mod apps;
 mod autoscaling;
 mod batch;
 mod coordination;
+mod core_cluster;
 mod core_config;
 mod core_other;
 mod core_pod;
@@ -57,11 +59,22 @@ impl<'a> Write<'a> {
 /// Kinds without rules yet answer no errors (listed in
 /// `docs/compatibility.md`).
 pub(crate) fn validate(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    // `ValidateObjectMetaUpdate` opens every `Validate<Kind>Update`.
+    let mut errs = match w.old() {
+        Some(old) => super::objectmeta::validate_meta_update(obj, old),
+        None => Vec::new(),
+    };
+    errs.extend(validate_group(group, kind, w, obj));
+    errs
+}
+
+fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     match group {
         "" => match kind {
             "Pod" | "PodTemplate" | "ReplicationController" => core_pod::validate(kind, w, obj),
             "Service" | "Endpoints" => core_service::validate(kind, w, obj),
             "ConfigMap" | "Secret" => core_config::validate(kind, w, obj),
+            "Node" | "ResourceQuota" | "LimitRange" => core_cluster::validate(kind, w, obj),
             _ => core_other::validate(kind, w, obj),
         },
         "apps" => apps::validate(kind, w, obj),
@@ -74,6 +87,7 @@ pub(crate) fn validate(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Ve
         "coordination.k8s.io" => coordination::validate(kind, w, obj),
         "storage.k8s.io" => storage::validate(kind, w, obj),
         "events.k8s.io" => events::validate(kind, w, obj),
+        "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
         _ => Vec::new(),
     }
 }

@@ -1,0 +1,571 @@
+//! Node, ResourceQuota and LimitRange (`pkg/apis/core/validation`:
+//! `ValidateNode*`, `ValidateResourceQuota*`, `ValidateLimitRange`).
+//!
+//! Errors kube reports with a `resource.Quantity` value (Go prints the
+//! struct with `%#v`: `must be an integer`, LimitRange's min/max/default
+//! comparisons) are not reproduced (docs/compatibility.md).
+
+use keelson_apimachinery::names::is_qualified_name;
+use keelson_apimachinery::FieldError;
+use keelson_cel::library::quantity::Quantity;
+use serde_json::Value;
+
+use super::util::{cidr, duplicate, list_of, obj_of, raw_value, str_of};
+use super::{Path, Write};
+
+/// The errors of one object of this group's `kind`; none for kinds
+/// without rules yet.
+pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    match kind {
+        "Node" => match w.old() {
+            Some(old) => validate_node_update(obj, old),
+            None => validate_node(obj),
+        },
+        "ResourceQuota" if w.is_status() => validate_resource_quota_status_update(obj),
+        "ResourceQuota" => {
+            let mut errs = validate_resource_quota_spec(obj);
+            match w.old() {
+                Some(old) => errs.extend(validate_resource_quota_update(obj, old)),
+                None => errs.extend(validate_resource_quota_status(obj)),
+            }
+            errs
+        }
+        "LimitRange" => validate_limit_range(obj),
+        _ => Vec::new(),
+    }
+}
+
+fn spec(obj: &Value) -> &Value {
+    obj.get("spec").unwrap_or(&Value::Null)
+}
+
+/// A quantity as JSON carries it (a string, or a bare number).
+fn qstr(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// kube's `validateNodeTaints` at `path` (`metadata.taints`, as kube
+/// names it).
+fn validate_node_taints(taints: &[Value], path: &Path) -> Vec<FieldError> {
+    const EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+    let mut errs = Vec::new();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for (i, t) in taints.iter().enumerate() {
+        let ip = path.index(i);
+        let key = str_of(t, "key");
+        errs.extend(label_name(key, &ip.child("key")));
+        let value = str_of(t, "value");
+        let msgs = keelson_apimachinery::names::is_valid_label_value(value);
+        if !msgs.is_empty() {
+            errs.push(FieldError::invalid(
+                ip.child("value").as_str(),
+                value,
+                &msgs.join(";"),
+            ));
+        }
+        let effect = str_of(t, "effect");
+        if effect.is_empty() {
+            errs.push(FieldError::required(ip.child("effect").as_str(), ""));
+        } else if !EFFECTS.contains(&effect) {
+            errs.push(FieldError::not_supported(
+                ip.child("effect").as_str(),
+                effect,
+                EFFECTS,
+            ));
+        }
+        let pair = (effect.to_string(), key.to_string());
+        if seen.contains(&pair) {
+            // Go's `%#v` of a `core.Taint`.
+            let shown = format!(
+                "core.Taint{{Key:{key:?}, Value:{value:?}, Effect:{effect:?}, TimeAdded:<nil>}}"
+            );
+            errs.push(raw_value(
+                keelson_apimachinery::FieldErrorKind::Duplicate,
+                &ip,
+                &shown,
+                "taints must be unique by key and effect pair",
+            ));
+            continue;
+        }
+        seen.push(pair);
+    }
+    errs
+}
+
+/// `ValidateLabelName`: a qualified name.
+fn label_name(name: &str, path: &Path) -> Vec<FieldError> {
+    is_qualified_name(name)
+        .into_iter()
+        .map(|m| FieldError::invalid(path.as_str(), name, &m))
+        .collect()
+}
+
+/// `ValidateNodeResources`: capacity and allocatable are not negative
+/// (paths as kube builds them, with the resource as a path segment).
+fn validate_node_resources(obj: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let status = obj.get("status").unwrap_or(&Value::Null);
+    for key in ["capacity", "allocatable"] {
+        for (k, v) in obj_of(status, key).into_iter().flatten() {
+            let q = qstr(v);
+            if Quantity::parse(&q).is_some_and(|q| q.is_negative()) {
+                errs.push(FieldError::invalid(
+                    Path::new("status").child(key).child(k).as_str(),
+                    q.as_str(),
+                    "must be greater than or equal to 0",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// kube's `ValidateNode` (after metadata): taints, resources, podCIDRs.
+fn validate_node(obj: &Value) -> Vec<FieldError> {
+    let mut errs = validate_node_taints(
+        list_of(spec(obj), "taints"),
+        &Path::new("metadata").child("taints"),
+    );
+    errs.extend(validate_node_resources(obj));
+    let cidrs = list_of(spec(obj), "podCIDRs");
+    let cp = Path::new("spec").child("podCIDRs");
+    for (i, c) in cidrs.iter().enumerate() {
+        errs.extend(cidr(c.as_str().unwrap_or(""), &cp.index(i)));
+    }
+    if cidrs.len() > 1 {
+        let v4 = |c: &Value| !c.as_str().unwrap_or("").contains(':');
+        let dual = cidrs.len() == 2 && v4(&cidrs[0]) != v4(&cidrs[1]);
+        if !dual {
+            let shown = go_strings(cidrs);
+            errs.push(raw_value(
+                keelson_apimachinery::FieldErrorKind::Invalid,
+                &cp,
+                &shown,
+                "may specify no more than one CIDR for each IP family",
+            ));
+        }
+        let mut seen = Vec::new();
+        for (i, c) in cidrs.iter().enumerate() {
+            let c = c.as_str().unwrap_or("");
+            if seen.contains(&c) {
+                errs.push(duplicate(&cp.index(i), c));
+            }
+            seen.push(c);
+        }
+    }
+    errs
+}
+
+/// Go's `%#v` of a `[]string`.
+fn go_strings(list: &[Value]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
+        .collect();
+    format!("[]string{{{}}}", items.join(", "))
+}
+
+/// kube's `ValidateNodeUpdate` (after metadata): resources, duplicate
+/// addresses, podCIDRs and providerID fixed once set, taints,
+/// externalID fixed.
+fn validate_node_update(obj: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = validate_node_resources(obj);
+    let status = obj.get("status").unwrap_or(&Value::Null);
+    let mut seen: Vec<&Value> = Vec::new();
+    for (i, a) in list_of(status, "addresses").iter().enumerate() {
+        if seen.contains(&a) {
+            let shown = format!(
+                "core.NodeAddress{{Type:{:?}, Address:{:?}}}",
+                str_of(a, "type"),
+                str_of(a, "address")
+            );
+            errs.push(raw_value(
+                keelson_apimachinery::FieldErrorKind::Duplicate,
+                &Path::new("status").child("addresses").index(i),
+                &shown,
+                "",
+            ));
+        }
+        seen.push(a);
+    }
+    let (new_spec, old_spec) = (spec(obj), spec(old));
+    let old_cidrs = list_of(old_spec, "podCIDRs");
+    let new_cidrs = list_of(new_spec, "podCIDRs");
+    const CIDR_MSG: &str = "node updates may not change podCIDR except from \"\" to valid";
+    if !old_cidrs.is_empty() {
+        if old_cidrs.len() != new_cidrs.len() {
+            errs.push(FieldError::forbidden("spec.podCIDRs", CIDR_MSG));
+        } else {
+            for (o, n) in old_cidrs.iter().zip(new_cidrs) {
+                if o != n {
+                    errs.push(FieldError::forbidden("spec.podCIDRs", CIDR_MSG));
+                }
+            }
+        }
+    }
+    let old_provider = str_of(old_spec, "providerID");
+    if !old_provider.is_empty() && old_provider != str_of(new_spec, "providerID") {
+        errs.push(FieldError::forbidden(
+            "spec.providerID",
+            "node updates may not change providerID except from \"\" to valid",
+        ));
+    }
+    let taints = list_of(new_spec, "taints");
+    if !taints.is_empty() {
+        errs.extend(validate_node_taints(
+            taints,
+            &Path::new("metadata").child("taints"),
+        ));
+    }
+    if str_of(new_spec, "externalID") != str_of(old_spec, "externalID") {
+        errs.push(FieldError::forbidden(
+            "spec.externalID",
+            "may not be updated",
+        ));
+    }
+    errs
+}
+
+/// kube's `standardQuotaResources`.
+const STANDARD_QUOTA: &[&str] = &[
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.storage",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "persistentvolumeclaims",
+    "configmaps",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// kube's `standardResources`.
+const STANDARD_RESOURCES: &[&str] = &[
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+fn is_quota_hugepages(name: &str) -> bool {
+    name.starts_with("hugepages-") || name.starts_with("requests.hugepages-")
+}
+
+/// `validateResourceName`: qualified, and standard when unprefixed.
+fn validate_resource_name(name: &str, path: &Path) -> Vec<FieldError> {
+    let errs = label_name(name, path);
+    if !errs.is_empty() {
+        return errs;
+    }
+    if !name.contains('/') && !STANDARD_RESOURCES.contains(&name) && !is_quota_hugepages(name) {
+        return vec![FieldError::invalid(
+            path.as_str(),
+            name,
+            "must be a standard resource type or fully qualified",
+        )];
+    }
+    errs
+}
+
+/// `ValidateResourceQuotaResourceName`.
+fn validate_quota_resource_name(name: &str, path: &Path) -> Vec<FieldError> {
+    let mut errs = validate_resource_name(name, path);
+    if !name.contains('/') && !STANDARD_QUOTA.contains(&name) && !is_quota_hugepages(name) {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            name,
+            "must be a standard resource for quota",
+        ));
+    }
+    errs
+}
+
+/// One `hard`/`used` map: names and non-negative quantities.
+fn quota_list(map: Option<&serde_json::Map<String, Value>>, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (k, v) in map.into_iter().flatten() {
+        let rp = path.key(k);
+        errs.extend(validate_quota_resource_name(k, &rp));
+        let q = qstr(v);
+        if Quantity::parse(&q).is_some_and(|q| q.is_negative()) {
+            errs.push(FieldError::invalid(
+                rp.as_str(),
+                q.as_str(),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    errs
+}
+
+const QUOTA_SCOPES: &[&str] = &[
+    "Terminating",
+    "NotTerminating",
+    "BestEffort",
+    "NotBestEffort",
+    "PriorityClass",
+    "CrossNamespacePodAffinity",
+    "VolumeAttributesClass",
+];
+
+/// `ValidateResourceQuotaSpec`: hard names and quantities, scope names
+/// and conflicting pairs, scopeSelector operators.
+fn validate_resource_quota_spec(obj: &Value) -> Vec<FieldError> {
+    let s = spec(obj);
+    let sp = Path::new("spec");
+    let mut errs = quota_list(obj_of(s, "hard"), &sp.child("hard"));
+    let scopes = list_of(s, "scopes");
+    let shown = go_strings_typed("core.ResourceQuotaScope", scopes);
+    let scopes_path = sp.child("scopes");
+    let invalid = |detail: &str| {
+        raw_value(
+            keelson_apimachinery::FieldErrorKind::Invalid,
+            &scopes_path,
+            &shown,
+            detail,
+        )
+    };
+    let names: Vec<&str> = scopes.iter().map(|v| v.as_str().unwrap_or("")).collect();
+    for n in &names {
+        if !QUOTA_SCOPES.contains(n) {
+            errs.push(invalid("unsupported scope"));
+        }
+    }
+    for (a, b) in [
+        ("BestEffort", "NotBestEffort"),
+        ("Terminating", "NotTerminating"),
+    ] {
+        if names.contains(&a) && names.contains(&b) {
+            errs.push(invalid("conflicting scopes"));
+        }
+    }
+    if let Some(sel) = s.get("scopeSelector").filter(|v| v.is_object()) {
+        let mp = sp.child("scopeSelector").child("matchExpressions");
+        for req in list_of(sel, "matchExpressions") {
+            let scope = str_of(req, "scopeName");
+            if !QUOTA_SCOPES.contains(&scope) {
+                errs.push(FieldError::invalid(
+                    mp.child("scopeName").as_str(),
+                    scope,
+                    "unsupported scope",
+                ));
+            }
+            let op = str_of(req, "operator");
+            if matches!(
+                scope,
+                "BestEffort"
+                    | "NotBestEffort"
+                    | "Terminating"
+                    | "NotTerminating"
+                    | "CrossNamespacePodAffinity"
+            ) && op != "Exists"
+            {
+                errs.push(FieldError::invalid(
+                    mp.child("operator").as_str(),
+                    op,
+                    "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+                ));
+            }
+            let values = list_of(req, "values");
+            match op {
+                "In" | "NotIn" => {
+                    if values.is_empty() {
+                        errs.push(FieldError::required(
+                            mp.child("values").as_str(),
+                            "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
+                        ));
+                    }
+                }
+                "Exists" | "DoesNotExist" => {
+                    if !values.is_empty() {
+                        errs.push(raw_value(
+                            keelson_apimachinery::FieldErrorKind::Invalid,
+                            &mp.child("values"),
+                            &go_strings(values),
+                            "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
+                        ));
+                    }
+                }
+                _ => errs.push(FieldError::invalid(
+                    mp.child("operator").as_str(),
+                    op,
+                    "not a valid selector operator",
+                )),
+            }
+        }
+    }
+    errs
+}
+
+/// Go's `%#v` of a slice of a named string type (`[]core.X{"a", "b"}`).
+fn go_strings_typed(ty: &str, list: &[Value]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
+        .collect();
+    format!("[]{ty}{{{}}}", items.join(", "))
+}
+
+/// `ValidateResourceQuotaStatus` (on create, `ValidateResourceQuota`
+/// checks the status too).
+fn validate_resource_quota_status(obj: &Value) -> Vec<FieldError> {
+    let status = obj.get("status").unwrap_or(&Value::Null);
+    let sp = Path::new("status");
+    let mut errs = quota_list(obj_of(status, "hard"), &sp.child("hard"));
+    errs.extend(quota_list(obj_of(status, "used"), &sp.child("used")));
+    errs
+}
+
+/// `ValidateResourceQuotaUpdate` (after the spec): scopes are fixed.
+fn validate_resource_quota_update(obj: &Value, old: &Value) -> Vec<FieldError> {
+    let set = |o: &Value| -> std::collections::BTreeSet<String> {
+        list_of(spec(o), "scopes")
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    if set(obj) == set(old) {
+        return Vec::new();
+    }
+    vec![raw_value(
+        keelson_apimachinery::FieldErrorKind::Invalid,
+        &Path::new("spec").child("scopes"),
+        &go_strings_typed("core.ResourceQuotaScope", list_of(spec(obj), "scopes")),
+        "field is immutable",
+    )]
+}
+
+/// `ValidateResourceQuotaStatusUpdate`: status names and quantities.
+fn validate_resource_quota_status_update(obj: &Value) -> Vec<FieldError> {
+    validate_resource_quota_status(obj)
+}
+
+/// kube's `standardLimitRangeTypes`.
+const LIMIT_TYPES: &[&str] = &["Pod", "Container", "PersistentVolumeClaim"];
+
+/// `validateLimitRangeResourceName`: container resource names for Pod
+/// and Container limits, plain resource names otherwise.
+fn limit_resource_name(limit_type: &str, name: &str, path: &Path) -> Vec<FieldError> {
+    let mut errs = validate_resource_name(name, path);
+    if matches!(limit_type, "Pod" | "Container") {
+        if !name.contains('/') {
+            if !["cpu", "memory", "ephemeral-storage"].contains(&name)
+                && !name.starts_with("hugepages-")
+            {
+                errs.push(FieldError::invalid(
+                    path.as_str(),
+                    name,
+                    "must be a standard resource for containers",
+                ));
+            }
+        } else if !name.contains("kubernetes.io/")
+            && (name.starts_with("requests.")
+                || !is_qualified_name(&format!("requests.{name}")).is_empty())
+        {
+            errs.push(FieldError::invalid(
+                path.as_str(),
+                name,
+                "doesn't follow extended resource name standard",
+            ));
+        }
+    }
+    errs
+}
+
+/// kube's `ValidateLimitRange` (after metadata): type names and
+/// duplicates, resource names, no defaults for `Pod`, a storage bound
+/// for `PersistentVolumeClaim`.
+fn validate_limit_range(obj: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let lp = Path::new("spec").child("limits");
+    let mut types: Vec<&str> = Vec::new();
+    for (i, limit) in list_of(spec(obj), "limits").iter().enumerate() {
+        let ip = lp.index(i);
+        let t = str_of(limit, "type");
+        let type_errs = label_name(t, &ip.child("type"));
+        if type_errs.is_empty() && !t.contains('/') && !LIMIT_TYPES.contains(&t) {
+            errs.push(FieldError::invalid(
+                ip.child("type").as_str(),
+                t,
+                "must be a standard limit type or fully qualified",
+            ));
+        }
+        errs.extend(type_errs);
+        if types.contains(&t) {
+            errs.push(duplicate(&ip.child("type"), t));
+        }
+        types.push(t);
+        for key in ["max", "min"] {
+            for k in obj_of(limit, key).into_iter().flatten().map(|(k, _)| k) {
+                errs.extend(limit_resource_name(t, k, &ip.child(key).key(k)));
+            }
+        }
+        if t == "Pod" {
+            for key in ["default", "defaultRequest"] {
+                if obj_of(limit, key).is_some_and(|m| !m.is_empty()) {
+                    errs.push(FieldError::forbidden(
+                        ip.child(key).as_str(),
+                        "may not be specified when `type` is 'Pod'",
+                    ));
+                }
+            }
+        } else {
+            for key in ["default", "defaultRequest"] {
+                for k in obj_of(limit, key).into_iter().flatten().map(|(k, _)| k) {
+                    errs.extend(limit_resource_name(t, k, &ip.child(key).key(k)));
+                }
+            }
+        }
+        if t == "PersistentVolumeClaim" {
+            let has = |key: &str| obj_of(limit, key).is_some_and(|m| m.contains_key("storage"));
+            if !has("min") && !has("max") {
+                errs.push(FieldError::required(
+                    ip.child("limits").as_str(),
+                    "either minimum or maximum storage value is required, but neither was provided",
+                ));
+            }
+        }
+        for k in obj_of(limit, "maxLimitRequestRatio")
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            errs.extend(limit_resource_name(
+                t,
+                k,
+                &ip.child("maxLimitRequestRatio").key(k),
+            ));
+        }
+    }
+    errs
+}
