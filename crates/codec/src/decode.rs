@@ -9,11 +9,20 @@ use serde_json::Value;
 
 use crate::format::Encoding;
 
-/// kube's 30-character body summary in decode errors.
+mod go_syntax;
+
+/// kube's `summarizeData(body, 30)` in decode errors: `<empty>`, the first
+/// 30 bytes of a body that starts with `{`, else those bytes in hex; ` ...`
+/// when cut.
 pub fn summary(body: &[u8]) -> String {
-    let s = String::from_utf8_lossy(body);
-    let mut out: String = s.chars().take(30).collect();
-    if s.chars().count() > 30 {
+    const MAX: usize = 30;
+    let head = &body[..body.len().min(MAX)];
+    let mut out = match body.first() {
+        None => return "<empty>".to_string(),
+        Some(b'{') => String::from_utf8_lossy(head).into_owned(),
+        Some(_) => head.iter().map(|b| format!("{b:02x}")).collect(),
+    };
+    if body.len() > MAX {
         out.push_str(" ...");
     }
     out
@@ -36,25 +45,101 @@ pub fn decode_object_at(
     version: &str,
 ) -> Result<Value, ApiError> {
     match encoding {
-        Encoding::Json => serde_json::from_slice(body).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {} ({})",
-                kind,
-                e,
-                summary(body)
-            ))
-        }),
-        Encoding::Yaml => serde_yaml::from_slice(body).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): {} ({})",
-                kind,
-                e,
-                summary(body)
-            ))
-        }),
+        Encoding::Json => decode_json(body, kind),
+        Encoding::Yaml => {
+            let value: Value = serde_yaml::from_slice(body).map_err(|e| {
+                ApiError::bad_request(format!(
+                    "the object provided is unrecognized (must be of type {}): {} ({})",
+                    kind,
+                    e,
+                    summary(body)
+                ))
+            })?;
+            interpret(&value).map_err(|e| unrecognized(kind, &e, body))?;
+            Ok(value)
+        }
         Encoding::Protobuf => crate::protobuf::decode_request(body, kind),
         Encoding::Cbor => crate::cbor::decode_request(body, kind, version),
     }
+}
+
+/// kube's `400` for a body whose type meta cannot be read.
+fn unrecognized(kind: &str, e: &dyn std::fmt::Display, body: &[u8]) -> ApiError {
+    ApiError::bad_request(format!(
+        "the object provided is unrecognized (must be of type {kind}): {e} ({})",
+        summary(body)
+    ))
+}
+
+/// A JSON body: Go's syntax check first (its words), then the value and its
+/// type meta.
+fn decode_json(body: &[u8], kind: &str) -> Result<Value, ApiError> {
+    let parse_error =
+        |e: &dyn std::fmt::Display| format!("couldn't get version/kind; json parse error: {e}");
+    go_syntax::check_valid(body).map_err(|e| unrecognized(kind, &parse_error(&e), body))?;
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| unrecognized(kind, &parse_error(&e), body))?;
+    interpret(&value).map_err(|e| unrecognized(kind, &e, body))?;
+    Ok(value)
+}
+
+/// The type of a JSON value as Go's `UnmarshalTypeError` names it.
+fn go_value_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// kube's `SimpleMetaFactory.Interpret`: `apiVersion` and `kind` read with
+/// `json.Unmarshal` into an anonymous struct (so a wrong type names
+/// `Go struct field .kind`), then the group version parsed.
+fn interpret(value: &Value) -> Result<(), String> {
+    const FIND_KIND: &str = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+    let map = match value {
+        Value::Object(map) => map,
+        Value::Null => return Ok(()),
+        other => {
+            return Err(format!(
+                "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type {FIND_KIND}",
+                go_value_kind(other)
+            ))
+        }
+    };
+    let mut api_version = "";
+    for (key, v) in map {
+        // encoding/json matches field names case-insensitively.
+        let field = if key.eq_ignore_ascii_case("apiVersion") {
+            "apiVersion"
+        } else if key.eq_ignore_ascii_case("kind") {
+            "kind"
+        } else {
+            continue;
+        };
+        match v {
+            Value::Null => {}
+            Value::String(s) => {
+                if field == "apiVersion" {
+                    api_version = s;
+                }
+            }
+            other => {
+                return Err(format!(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go struct field .{field} of type string",
+                    go_value_kind(other)
+                ))
+            }
+        }
+    }
+    // schema.ParseGroupVersion
+    if api_version != "/" && api_version.matches('/').count() > 1 {
+        return Err(format!("unexpected GroupVersion string: {api_version}"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -85,7 +170,27 @@ mod tests {
         assert_eq!(e.code, 400);
         assert_eq!(
             e.message,
-            "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: EOF while parsing an object at line 1 column 40 ({\"metadata\": {\"name\": \"a very  ...)"
+            "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({\"metadata\": {\"name\": \"a very  ...)"
+        );
+        let cases: [(&[u8], &str); 7] = [
+            (b"", "couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)"),
+            (b"x", "couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of value (78)"),
+            (b"{\"kind\":\"ConfigMap\"} x", "couldn't get version/kind; json parse error: invalid character 'x' after top-level value ({\"kind\":\"ConfigMap\"} x)"),
+            (b"[]", "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b5d)"),
+            (b"{\"apiVersion\":5}", "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .apiVersion of type string ({\"apiVersion\":5})"),
+            (b"{\"Kind\":[]}", "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go struct field .kind of type string ({\"Kind\":[]})"),
+            (b"{\"apiVersion\":\"a/b/c\"}", "unexpected GroupVersion string: a/b/c ({\"apiVersion\":\"a/b/c\"})"),
+        ];
+        for (body, want) in cases {
+            let e = decode_object(Encoding::Json, body, "ConfigMap").unwrap_err();
+            assert_eq!(
+                e.message,
+                format!("the object provided is unrecognized (must be of type ConfigMap): {want}")
+            );
+        }
+        assert_eq!(
+            decode_object(Encoding::Json, b"null", "ConfigMap").unwrap(),
+            Value::Null
         );
         let e = decode_object(Encoding::Yaml, b"a: [", "Pod").unwrap_err();
         assert_eq!(e.code, 400);
@@ -95,7 +200,9 @@ mod tests {
             "{}",
             e.message
         );
-        assert!(e.message.ends_with(" (a: [)"), "{}", e.message);
+        assert!(e.message.ends_with(" (613a205b)"), "{}", e.message);
+        let e = decode_object(Encoding::Yaml, b"kind: [a]", "Pod").unwrap_err();
+        assert_eq!(e.message, "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go struct field .kind of type string (6b696e643a205b615d)");
         assert_eq!(
             decode_object(Encoding::Protobuf, b"nope", "Pod")
                 .unwrap_err()
@@ -108,11 +215,15 @@ mod tests {
     }
 
     #[test]
-    fn summaries_cut_at_30_characters() {
-        assert_eq!(summary(b"short"), "short");
+    fn summaries_as_kube_summarizes() {
+        assert_eq!(summary(b""), "<empty>");
+        assert_eq!(summary(b"{short"), "{short");
+        assert_eq!(summary(b"short"), "73686f7274");
+        let long = format!("{{{}", "é".repeat(31));
         assert_eq!(
-            summary("é".repeat(31).as_bytes()),
-            format!("{} ...", "é".repeat(30))
+            summary(long.as_bytes()),
+            format!("{{{}\u{fffd} ...", "é".repeat(14))
         );
+        assert_eq!(summary(&[b'a'; 31]), format!("{} ...", "61".repeat(30)));
     }
 }

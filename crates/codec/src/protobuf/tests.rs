@@ -666,11 +666,11 @@ fn request_errors_have_kubes_wording() {
     let e = |b: &[u8]| decode_request(b, "Deployment").unwrap_err();
     assert_eq!(
         e(b"").message,
-        "the object provided is unrecognized (must be of type Deployment): empty data ()"
+        "the object provided is unrecognized (must be of type Deployment): empty data (<empty>)"
     );
     assert_eq!(
         e(b"k8s\0").message,
-        "the object provided is unrecognized (must be of type Deployment): empty body (k8s\0)"
+        "the object provided is unrecognized (must be of type Deployment): empty body (6b387300)"
     );
     assert_eq!(
         e(b"{}").message,
