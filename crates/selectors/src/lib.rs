@@ -12,6 +12,9 @@ use std::sync::{Arc, OnceLock, RwLock};
 use keelson_apimachinery::ApiError;
 use serde_json::Value;
 
+mod label_parser;
+use label_parser::Op;
+
 /// One label requirement.
 #[derive(Debug, Clone, PartialEq)]
 enum Req {
@@ -21,104 +24,35 @@ enum Req {
     NotIn(String, Vec<String>),
     Exists(String),
     NotExists(String),
+    /// `k>n`: the label parses as an integer greater than `n`.
+    Gt(String, i64),
+    /// `k<n`.
+    Lt(String, i64),
 }
 
 /// A parsed label selector (all requirements must hold).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LabelSelector(Vec<Req>);
 
-/// Split on commas that are not inside parentheses.
-fn split_top(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                cur.push(c)
-            }
-            ')' => {
-                depth -= 1;
-                cur.push(c)
-            }
-            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
-}
-
-fn set_values(s: &str) -> Result<Vec<String>, ApiError> {
-    let s = s.trim();
-    let inner = s
-        .strip_prefix('(')
-        .and_then(|r| r.strip_suffix(')'))
-        .ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "unable to parse requirement: found '{}', expected: '('",
-                s
-            ))
-        })?;
-    Ok(inner
-        .split(',')
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-        .collect())
-}
-
 impl LabelSelector {
-    /// Parse `a=b,c!=d,e in (f,g),h notin (i),j,!k`.
+    /// Parse a label selector (`a=b,c!=d,e in (f,g),h notin (i),j,!k,l>1`)
+    /// as apimachinery's `labels.Parse` does, with its `400` wording.
     pub fn parse(s: &str) -> Result<Self, ApiError> {
-        let mut reqs = Vec::new();
-        if s.trim().is_empty() {
-            return Ok(LabelSelector(reqs));
-        }
-        for part in split_top(s) {
-            let p = part.trim();
-            if p.is_empty() {
-                return Err(ApiError::bad_request(
-                    "unable to parse requirement: found '', expected: identifier",
-                ));
-            }
-            let req = if let Some(k) = p.strip_prefix('!') {
-                Req::NotExists(k.trim().to_string())
-            } else if let Some((k, v)) = p.split_once("!=") {
-                Req::NotEq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = p.split_once("==") {
-                Req::Eq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = p.split_once('=') {
-                Req::Eq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = p.split_once(" notin ") {
-                Req::NotIn(k.trim().into(), set_values(v)?)
-            } else if let Some((k, v)) = p.split_once(" in ") {
-                Req::In(k.trim().into(), set_values(v)?)
-            } else if p.contains(char::is_whitespace) || p.contains('(') {
-                return Err(ApiError::bad_request(format!(
-                    "unable to parse requirement: found '{}', expected: in, notin, =, ==, !=, gt, lt",
-                    p
-                )));
-            } else {
-                Req::Exists(p.to_string())
-            };
-            let key = match &req {
-                Req::Eq(k, _)
-                | Req::NotEq(k, _)
-                | Req::In(k, _)
-                | Req::NotIn(k, _)
-                | Req::Exists(k)
-                | Req::NotExists(k) => k,
-            };
-            if let Some(m) = keelson_apimachinery::names::is_qualified_name(key).first() {
-                return Err(ApiError::bad_request(format!(
-                    "unable to parse requirement: values[0][{}]: Invalid value: {:?}: {}",
-                    key, key, m
-                )));
-            }
-            reqs.push(req);
-        }
-        Ok(LabelSelector(reqs))
+        let reqs = label_parser::parse(s).map_err(ApiError::bad_request)?;
+        Ok(LabelSelector(
+            reqs.into_iter()
+                .map(|(k, op, mut vs)| match op {
+                    Op::Eq => Req::Eq(k, vs.pop().unwrap_or_default()),
+                    Op::NotEq => Req::NotEq(k, vs.pop().unwrap_or_default()),
+                    Op::In => Req::In(k, vs),
+                    Op::NotIn => Req::NotIn(k, vs),
+                    Op::Exists => Req::Exists(k),
+                    Op::NotExists => Req::NotExists(k),
+                    Op::Gt => Req::Gt(k, vs.pop().and_then(|v| v.parse().ok()).unwrap_or_default()),
+                    Op::Lt => Req::Lt(k, vs.pop().and_then(|v| v.parse().ok()).unwrap_or_default()),
+                })
+                .collect(),
+        ))
     }
 
     /// Whether an object's labels satisfy the selector.
@@ -145,6 +79,12 @@ impl LabelSelector {
             Req::NotIn(k, vs) => !get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
             Req::Exists(k) => get(k).is_some(),
             Req::NotExists(k) => get(k).is_none(),
+            Req::Gt(k, n) => get(k)
+                .and_then(|v| v.parse::<i64>().ok())
+                .is_some_and(|v| v > *n),
+            Req::Lt(k, n) => get(k)
+                .and_then(|v| v.parse::<i64>().ok())
+                .is_some_and(|v| v < *n),
         })
     }
 }
@@ -497,7 +437,7 @@ mod tests {
         // Label selectors keep rejecting an empty term.
         assert_eq!(
             LabelSelector::parse("app=x,").unwrap_err().message,
-            "unable to parse requirement: found '', expected: identifier"
+            "found '', expected: identifier after ','"
         );
     }
 

@@ -53,6 +53,8 @@ mod tests {
         assert_eq!(get("resourceVersion=12").unwrap().min_revision(), Some(12));
         assert_eq!(get("resourceVersion=0").unwrap().min_revision(), None);
         assert_eq!(get("").unwrap().min_revision(), None);
+        let e = get("resourceVersion=99999999999999999999").unwrap_err();
+        assert_eq!(e.message, "invalid resource version: resourceVersion: Invalid value: \"99999999999999999999\": strconv.ParseUint: parsing \"99999999999999999999\": value out of range");
         for bad in ["x", "-1", "1.5"] {
             let e = get(&format!("resourceVersion={bad}")).unwrap_err();
             assert_eq!(
@@ -60,7 +62,7 @@ mod tests {
                 (
                     400,
                     "BadRequest",
-                    format!("invalid resource version: {bad:?}")
+                    format!("invalid resource version: resourceVersion: Invalid value: {bad:?}: strconv.ParseUint: parsing {bad:?}: invalid syntax")
                 )
             );
         }

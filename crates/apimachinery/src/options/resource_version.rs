@@ -93,10 +93,21 @@ fn list_options_invalid(errs: Vec<FieldError>) -> ApiError {
 pub fn parse_revision(rv: &str) -> ApiResult<Option<u64>> {
     match rv {
         "" | "0" => Ok(None),
-        s => s
-            .parse::<u64>()
-            .map(Some)
-            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {:?}", s))),
+        s => {
+            // etcd3's `ParseResourceVersion` (Go's `strconv.ParseUint`, as a
+            // `resourceVersion` field error) under the storage's
+            // `invalid resource version: %v`.
+            let why = if !s.bytes().all(|b| b.is_ascii_digit()) {
+                "invalid syntax"
+            } else if let Ok(n) = s.parse::<u64>() {
+                return Ok(Some(n));
+            } else {
+                "value out of range"
+            };
+            Err(ApiError::bad_request(format!(
+                "invalid resource version: resourceVersion: Invalid value: {s:?}: strconv.ParseUint: parsing {s:?}: {why}"
+            )))
+        }
     }
 }
 

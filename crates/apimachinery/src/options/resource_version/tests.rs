@@ -13,7 +13,7 @@ const LIST_SEND: &str = "sendInitialEvents: Forbidden: sendInitialEvents is forb
 const WATCH_UNLESS_SEND: &str = "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided";
 const SEND_REQUIRES: &str = "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan";
 const WATCH_BAD_RV: &str = "resourceVersion: Invalid value: \"x\": must be a non-negative integer";
-const BAD_RV: &str = "invalid resource version: \"x\"";
+const BAD_RV: &str = "invalid resource version: resourceVersion: Invalid value: \"x\": strconv.ParseUint: parsing \"x\": invalid syntax";
 const RV_WITH_CONTINUE: &str = "specifying resource version is not allowed when using continue";
 
 /// What one cell answers.
