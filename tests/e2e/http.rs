@@ -748,3 +748,121 @@ fn pretty_printing_and_create_resource_version() {
     block_on(pretty(&c));
     block_on(create_with_resource_version(&c));
 }
+
+/// kube's words for bodies that do not parse (Go's `encoding/json`, kube's
+/// `summarizeData`), label selectors (`labels.Parse`), a bad list
+/// `resourceVersion`, and its two 404s (go-restful's Status for paths of
+/// the `/api` and built-in group web services, Go's plain
+/// `404 page not found` past them).
+async fn kube_words(c: &Cluster) {
+    let http = c.client();
+    let cms = format!("{}/api/v1/namespaces/default/configmaps", c.url);
+    let unrecognized = "the object provided is unrecognized (must be of type ConfigMap): ";
+    let bodies: [(&str, &str); 6] = [
+        ("", "couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)"),
+        (r#"{"apiVersion":"v1","kind":"ConfigMap""#, r#"couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)"#),
+        ("x", "couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of value (78)"),
+        (r#"{"metadata":{"name":"a"}} x"#, r#"couldn't get version/kind; json parse error: invalid character 'x' after top-level value ({"metadata":{"name":"a"}} x)"#),
+        ("[]", r#"couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" } (5b5d)"#),
+        (r#"{"kind":5}"#, r#"couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({"kind":5})"#),
+    ];
+    for (body, want) in bodies {
+        let r = send(
+            http.post(&cms)
+                .header("content-type", "application/json")
+                .body(body),
+        )
+        .await;
+        assert_eq!(
+            status_of(&r),
+            (400, "BadRequest".into(), format!("{unrecognized}{want}")),
+            "body {body:?}"
+        );
+    }
+    // A body whose type meta reads fails on its typed fields in Go's words.
+    let r = send(http.post(&cms).json(
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": "x"}}),
+    ))
+    .await;
+    assert_eq!(status_of(&r), (400, "BadRequest".into(), r#"ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string"#.into()));
+
+    let selectors = [
+        ("a in b", "unable to parse requirement: found 'b' expected: '('"),
+        ("a in (b c)", "unable to parse requirement: found 'c', expected: ',' or ')'"),
+        ("a b", "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"),
+        ("a=b=c", "found '=', expected: ',' or 'end of string'"),
+        ("a,", "found '', expected: identifier after ','"),
+        ("-a", "unable to parse requirement: <nil>: Invalid value: \"-a\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+    ];
+    for (sel, want) in selectors {
+        let r = send(http.get(&cms).query(&[("labelSelector", sel)])).await;
+        assert_eq!(
+            status_of(&r),
+            (400, "BadRequest".into(), want.into()),
+            "labelSelector {sel:?}"
+        );
+    }
+    // gt/lt select on integer labels.
+    for (name, n) in [("small", "3"), ("big", "30")] {
+        let cm = json!({"metadata": {"name": name, "labels": {"n": n}}});
+        assert_eq!(send(http.post(&cms).json(&cm)).await.code, 201);
+    }
+    let r = send(http.get(&cms).query(&[("labelSelector", "n>10")])).await;
+    let names: Vec<String> = r.json()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(names, ["big"], "{}", r.body);
+    let r = send(http.get(&cms).query(&[("resourceVersion", "abc")])).await;
+    assert_eq!(status_of(&r), (400, "BadRequest".into(), r#"invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax"#.into()));
+
+    for path in [
+        "/apis/nope",
+        "/apis/nope/v1",
+        "/apis/nope/v1/things",
+        "/foo",
+        "/apis/nope/v1/namespaces/default/things/x",
+    ] {
+        let r = send(http.get(format!("{}{path}", c.url))).await;
+        assert_eq!(
+            (r.code, r.body.as_str()),
+            (404, "404 page not found\n"),
+            "{path}"
+        );
+        assert_eq!(
+            r.header("content-type").as_deref(),
+            Some("text/plain; charset=utf-8"),
+            "{path}"
+        );
+        assert_eq!(
+            r.header("x-content-type-options").as_deref(),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+    for path in [
+        "/apis/apps/v9",
+        "/api/v2",
+        "/apis/apps/v1/nopes",
+        "/api/v1/nopes",
+    ] {
+        let r = send(http.get(format!("{}{path}", c.url))).await;
+        assert_eq!(
+            status_of(&r),
+            (
+                404,
+                "NotFound".into(),
+                "the server could not find the requested resource".into()
+            ),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn kube_words_for_bodies_selectors_and_paths() {
+    let c = Cluster::start(Mode::Embedded);
+    block_on(kube_words(&c));
+}

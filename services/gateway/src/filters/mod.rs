@@ -145,6 +145,7 @@ async fn chain(
                 crate::handlers::route(
                     &state,
                     info.target,
+                    parts.uri.path(),
                     info.verb,
                     &query,
                     &parts.headers,

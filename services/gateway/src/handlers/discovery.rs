@@ -29,12 +29,12 @@ pub(crate) fn serve(
         Target::Groups => discovery(&docs, false, accept, inm),
         Target::Group(g) => match keelson_discovery::api_group(&catalog, &g) {
             Some(v) => json_value(&v),
-            None => not_found(),
+            None => super::not_found::for_group(&catalog, &g),
         },
         Target::GroupVersion { group, version } => {
             match keelson_discovery::api_resource_list(&catalog, &group, &version) {
                 Some(v) => json_value(&v),
-                None => not_found(),
+                None => super::not_found::for_group(&catalog, &group),
             }
         }
         Target::OpenApiV2 => openapi_v2(&docs, accept, inm),

@@ -23,6 +23,7 @@ mod get;
 mod health;
 mod kubelet;
 mod list;
+mod not_found;
 mod object;
 mod patch;
 mod resize;
@@ -133,6 +134,7 @@ fn manager_from_user_agent(ua: &str) -> String {
 pub(crate) async fn route(
     state: &Arc<State>,
     target: Target,
+    path: &str,
     verb: Option<Verb>,
     query: &Query,
     headers: &HeaderMap,
@@ -166,6 +168,6 @@ pub(crate) async fn route(
             resource::serve(&state.backends, verb, &ri, query, headers, body, out).await
         }
         Target::Metrics => crate::metrics::serve().await,
-        Target::Unknown => status_response(&ApiError::path_not_found(), Format::JSON),
+        Target::Unknown => not_found::for_path(&state.backends.catalog.snapshot(), path),
     }
 }

@@ -35,6 +35,9 @@ pub(crate) async fn serve(
     }
     let info = match resolve(&catalog, ri) {
         Ok(info) => info,
+        Err(_) if !super::not_found::restful_group(&catalog, &ri.group) => {
+            return super::not_found::page_not_found()
+        }
         Err(e) => return status_response(&e, out),
     };
     let out = match super::custom::output_format(info, headers, out) {
