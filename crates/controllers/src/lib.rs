@@ -28,6 +28,8 @@
 //!   which holds the signing key).
 //! - [`DisruptionController`]: PodDisruptionBudget status (the budgets the
 //!   eviction subresource checks).
+//! - [`ResourceQuotaController`]: ResourceQuota `status.hard` and
+//!   `status.used` (measured with ResourceQuota admission's evaluators).
 //! - [`service_alloc`]: Service cluster IPs (IPAddress objects) and node
 //!   ports, allocated by the gateway's write path and released wherever a
 //!   Service is deleted.
@@ -40,6 +42,7 @@ pub mod gc;
 pub mod namespace;
 mod per_namespace;
 pub mod rbac_aggregation;
+pub mod resource_quota;
 pub mod rootca;
 pub mod sa_tokens;
 pub mod service_alloc;
@@ -51,6 +54,7 @@ pub use disruption::DisruptionController;
 pub use gc::GarbageCollector;
 pub use namespace::NamespaceController;
 pub use rbac_aggregation::AggregationController;
+pub use resource_quota::ResourceQuotaController;
 pub use rootca::RootCaController;
 pub use sa_tokens::TokensController;
 pub use serviceaccount::ServiceAccountController;

@@ -120,9 +120,10 @@ pub async fn serve(
 }
 
 /// ClusterRole aggregation, the per-namespace `default` ServiceAccount and
-/// `kube-root-ca.crt`, and the disruption controller (PodDisruptionBudget
-/// status), each stopping when `draining` starts (the gateway reconciles
-/// the bootstrap RBAC policy as it starts).
+/// `kube-root-ca.crt`, the disruption controller (PodDisruptionBudget
+/// status) and the resource quota controller, each stopping when
+/// `draining` starts (the gateway reconciles the bootstrap RBAC policy as
+/// it starts).
 fn spawn_auth_controllers(
     store: Arc<RemoteStore>,
     draining: &keelson_runtime::Draining,
@@ -134,7 +135,12 @@ fn spawn_auth_controllers(
         tokio::spawn(ServiceAccountController::new(store.clone()).run(draining.clone().started())),
         tokio::spawn(RootCaController::new(store.clone()).run(draining.clone().started())),
         tokio::spawn(
-            keelson_controllers::DisruptionController::new(store).run(draining.clone().started()),
+            keelson_controllers::DisruptionController::new(store.clone())
+                .run(draining.clone().started()),
+        ),
+        tokio::spawn(
+            keelson_controllers::ResourceQuotaController::new(store)
+                .run(draining.clone().started()),
         ),
     ]
 }

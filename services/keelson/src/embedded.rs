@@ -162,6 +162,9 @@ pub async fn start_embedded(config: EmbeddedConfig) -> Result<EmbeddedServer, Em
         tasks.push(tokio::spawn(
             DisruptionController::new(store.clone()).run(pending()),
         ));
+        tasks.push(tokio::spawn(
+            keelson_controllers::ResourceQuotaController::new(store.clone()).run(pending()),
+        ));
     }
     lap("spawn the controllers");
     let backends = keelson_gateway::Backends {
