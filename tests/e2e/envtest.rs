@@ -407,7 +407,8 @@ fn unknown_and_unimplemented_flags() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("flag --enable-admission-plugins is accepted but not implemented by Keelson"),
+        err.contains("admission plugin enabled but not implemented by Keelson")
+            && err.contains("NodeRestriction"),
         "{err}"
     );
     assert!(

@@ -60,18 +60,7 @@ fn admission_plugin_flags_as_kube_takes_them() {
     let plugins = cfg.plugins.plugins().unwrap();
     assert!(!plugins.enabled("ServiceAccount") && !plugins.enabled("Priority"));
     assert!(plugins.enabled("AlwaysPullImages") && plugins.enabled("LimitRanger"));
-    assert_eq!(
-        plugins.not_implemented(),
-        [
-            "AlwaysPullImages",
-            "PodSecurity",
-            "CertificateApproval",
-            "CertificateSigning",
-            "ClusterTrustBundleAttest",
-            "CertificateSubjectRestriction",
-            "PodTopologyLabels"
-        ]
-    );
+    assert_eq!(plugins.not_implemented(), ["AlwaysPullImages"]);
     let cfg = parse(&["--enable-admission-plugins=Nope"]).unwrap();
     assert_eq!(
         cfg.plugins.plugins().unwrap_err(),
