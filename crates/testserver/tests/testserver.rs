@@ -96,7 +96,7 @@ async fn fifty_servers_in_parallel_each_see_only_their_own_objects() {
     for (server, name, listed) in &results {
         assert_eq!(
             listed,
-            &[name.clone()],
+            std::slice::from_ref(name),
             "server {} sees only its object",
             server.url()
         );
