@@ -561,7 +561,16 @@ fn comparable(mut v: Value) -> Value {
             e.as_object_mut().unwrap().remove("time");
         }
     }
-    v
+    // Each pod's ServiceAccount token volume has a random name, as on kube.
+    let mut text = v.to_string();
+    let prefix = "kube-api-access-";
+    let mut from = 0;
+    while let Some(i) = text[from..].find(prefix) {
+        let at = from + i + prefix.len();
+        text.replace_range(at..at + 5, "*****");
+        from = at + 5;
+    }
+    serde_json::from_str(&text).unwrap()
 }
 
 async fn http(c: &Cluster) {
