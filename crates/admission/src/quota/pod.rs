@@ -160,7 +160,7 @@ fn pod_totals(pod: &Value, which: &str) -> ResourceList {
     let overhead = resource_map(pod.pointer("/spec/overhead"));
     for (k, v) in overhead {
         if which == "requests" || total.contains_key(&k) {
-            let sum = total.get(&k).map_or(v, |t| t.add(v));
+            let sum = total.get(&k).map_or(v, |t| *t + v);
             total.insert(k, sum);
         }
     }

@@ -55,30 +55,6 @@ impl Amount {
         self.nanos
     }
 
-    /// `Quantity.Add`: a zero receiver takes the other's format.
-    pub fn add(self, o: Amount) -> Amount {
-        Amount {
-            nanos: self.nanos.saturating_add(o.nanos),
-            format: if self.nanos == 0 {
-                o.format
-            } else {
-                self.format
-            },
-        }
-    }
-
-    /// `Quantity.Sub`: a zero receiver takes the other's format.
-    pub fn sub(self, o: Amount) -> Amount {
-        Amount {
-            nanos: self.nanos.saturating_sub(o.nanos),
-            format: if self.nanos == 0 {
-                o.format
-            } else {
-                self.format
-            },
-        }
-    }
-
     /// The whole number of units, rounded up (`Quantity.RoundUp(0)`).
     pub fn round_up(self) -> Amount {
         let rem = self.nanos.rem_euclid(1_000_000_000);
@@ -97,6 +73,36 @@ impl Amount {
             o
         } else {
             self
+        }
+    }
+}
+
+/// `Quantity.Add`: a zero receiver takes the other's format.
+impl std::ops::Add for Amount {
+    type Output = Amount;
+    fn add(self, o: Amount) -> Amount {
+        Amount {
+            nanos: self.nanos.saturating_add(o.nanos),
+            format: if self.nanos == 0 {
+                o.format
+            } else {
+                self.format
+            },
+        }
+    }
+}
+
+/// `Quantity.Sub`: a zero receiver takes the other's format.
+impl std::ops::Sub for Amount {
+    type Output = Amount;
+    fn sub(self, o: Amount) -> Amount {
+        Amount {
+            nanos: self.nanos.saturating_sub(o.nanos),
+            format: if self.nanos == 0 {
+                o.format
+            } else {
+                self.format
+            },
         }
     }
 }
@@ -136,7 +142,7 @@ pub fn add(a: &ResourceList, b: &ResourceList) -> ResourceList {
     let mut out = a.clone();
     for (k, v) in b {
         out.entry(k.clone())
-            .and_modify(|x| *x = x.add(*v))
+            .and_modify(|x| *x = *x + *v)
             .or_insert(*v);
     }
     out
@@ -148,7 +154,7 @@ pub fn subtract_non_negative(a: &ResourceList, b: &ResourceList) -> ResourceList
     let zero = Amount::ZERO;
     let mut out = ResourceList::new();
     for (k, v) in a {
-        let d = b.get(k).map_or(*v, |o| v.sub(*o));
+        let d = b.get(k).map_or(*v, |o| *v - *o);
         out.insert(k.clone(), if d.nanos > 0 { d } else { zero });
     }
     for k in b.keys() {

@@ -136,10 +136,10 @@ fn quota_charged(pod: &Value, now: chrono::DateTime<chrono::Utc>) -> bool {
 
 /// kube's `GetQuotaServiceType`.
 fn service_type(svc: &Value) -> &str {
-    match svc.pointer("/spec/type").and_then(Value::as_str) {
-        Some(t @ ("NodePort" | "LoadBalancer")) => t,
-        _ => "",
-    }
+    svc.pointer("/spec/type")
+        .and_then(Value::as_str)
+        .filter(|t| matches!(*t, "NodePort" | "LoadBalancer"))
+        .unwrap_or_default()
 }
 
 fn spec_hard_changed(change: &ChangeEvent) -> bool {
