@@ -448,6 +448,7 @@ fn scenario(mode: Mode) {
             .success()
     });
     denied(&c, &bot, &["-n", "default", "get", "pods"]);
+    token_reviews(&c, token.trim());
     // Deleting the ServiceAccount invalidates its tokens.
     c.ok(&["-n", "team", "delete", "serviceaccount", "bot"]);
     let err = denied(&c, &bot, &["-n", "team", "get", "pods"]);
@@ -626,6 +627,135 @@ fn scenario(mode: Mode) {
     assert!(
         oidc.contains(keelson_auth::serviceaccount::DEFAULT_ISSUER),
         "{oidc}"
+    );
+}
+
+/// POST a TokenReview of `token` for `audiences` (none: the field is left
+/// out) as the admin; the answer's `status`.
+fn review(c: &Cluster, token: &str, audiences: Option<&[&str]>) -> serde_json::Value {
+    let mut spec = serde_json::json!({"token": token});
+    if let Some(a) = audiences {
+        spec["audiences"] = serde_json::json!(a);
+    }
+    let body = serde_json::json!({
+        "apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": spec,
+    });
+    let (code, answer) = block_on(async {
+        let r = c
+            .client()
+            .post(format!(
+                "{}/apis/authentication.k8s.io/v1/tokenreviews",
+                c.url
+            ))
+            .json(&body)
+            .send()
+            .await
+            .expect("send");
+        let code = r.status().as_u16();
+        (code, r.json::<serde_json::Value>().await.expect("json"))
+    });
+    assert_eq!(code, 201, "{answer}");
+    answer["status"].clone()
+}
+
+/// TokenReview as kube's: audiences honoured (a token minted for `api`
+/// reviews for `api` with `status.audiences`, the API audiences apply when
+/// the review names none), refusals with kube's `error` and `user: {}`.
+fn token_reviews(c: &Cluster, bot_token: &str) {
+    use serde_json::json;
+    const ISSUER: &str = keelson_auth::serviceaccount::DEFAULT_ISSUER;
+    let s = review(c, bot_token, None);
+    assert_eq!(s["authenticated"], json!(true), "{s}");
+    assert_eq!(
+        s["user"]["username"], "system:serviceaccount:team:bot",
+        "{s}"
+    );
+    assert_eq!(s["audiences"], json!([ISSUER]), "{s}");
+    // A token for audience `api` (kubectl create token --audience api).
+    let api = c.ok(&["-n", "team", "create", "token", "bot", "--audience", "api"]);
+    let s = review(c, api.trim(), Some(&["api"]));
+    assert_eq!(s["authenticated"], json!(true), "{s}");
+    assert_eq!(
+        s["user"]["username"], "system:serviceaccount:team:bot",
+        "{s}"
+    );
+    assert_eq!(s["audiences"], json!(["api"]), "{s}");
+    let s = review(c, api.trim(), Some(&["other", "api"]));
+    assert_eq!(s["audiences"], json!(["api"]), "{s}");
+    // Without audiences the API server's own apply: the `api` token is refused.
+    let s = review(c, api.trim(), None);
+    assert_eq!(
+        s,
+        json!({"user": {}, "error": format!(
+            r#"[invalid bearer token, token audiences ["api"] is invalid for the target audiences ["{ISSUER}"]]"#
+        )}),
+    );
+    let s = review(c, bot_token, Some(&["y"]));
+    assert_eq!(
+        s["error"],
+        format!(
+            r#"[invalid bearer token, token audiences ["{ISSUER}"] is invalid for the target audiences ["y"]]"#
+        ),
+        "{s}"
+    );
+    // An unknown token.
+    let s = review(c, "not-a-token", None);
+    assert_eq!(s, json!({"user": {}, "error": "invalid bearer token"}));
+    // Token-file users hold for the API audiences only.
+    let s = review(c, "alice-token", None);
+    assert_eq!(s["user"]["username"], "alice", "{s}");
+    assert_eq!(s["audiences"], json!([ISSUER]), "{s}");
+    let s = review(c, "alice-token", Some(&["api"]));
+    assert_eq!(s, json!({"user": {}, "error": "invalid bearer token"}));
+    // An expired token of the cluster's key.
+    let uid = c.ok(&[
+        "-n",
+        "team",
+        "get",
+        "sa",
+        "bot",
+        "-o",
+        "jsonpath={.metadata.uid}",
+    ]);
+    let key = std::fs::read_to_string(c.data_dir.join("pki/sa.key")).expect("sa.key");
+    let authority = keelson_auth::serviceaccount::TokenAuthority::from_pem(&key, &[], ISSUER, &[])
+        .expect("key");
+    let now = chrono::Utc::now().timestamp();
+    let (expired, _) = authority
+        .issue("team", "bot", uid.trim(), &[], now - 7200, 3600)
+        .expect("token");
+    let s = review(c, &expired, None);
+    assert_eq!(
+        s,
+        json!({"user": {}, "error": "[invalid bearer token, service account token has expired]"})
+    );
+    // A token bound to a ServiceAccount that is not there.
+    let (ghost, _) = authority
+        .issue("team", "ghost", "no-uid", &[], now, 3600)
+        .expect("token");
+    let s = review(c, &ghost, None);
+    assert_eq!(
+        s["error"], r#"[invalid bearer token, serviceaccounts "ghost" not found]"#,
+        "{s}"
+    );
+    // No token: kube's 400.
+    let (code, answer) = block_on(async {
+        let r = c
+            .client()
+            .post(format!("{}/apis/authentication.k8s.io/v1/tokenreviews", c.url))
+            .json(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {}}))
+            .send()
+            .await
+            .expect("send");
+        (
+            r.status().as_u16(),
+            r.json::<serde_json::Value>().await.expect("json"),
+        )
+    });
+    assert_eq!(code, 400, "{answer}");
+    assert_eq!(
+        answer["message"],
+        "token is required for TokenReview in authentication"
     );
 }
 

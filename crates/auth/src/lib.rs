@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod attributes;
+pub mod audiences;
 pub mod authn;
 pub mod bootstrap;
 pub mod csr;

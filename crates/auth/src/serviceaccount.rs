@@ -22,6 +22,30 @@ pub const DEFAULT_ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 pub const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
 /// TokenRequest's shortest lifetime.
 pub const MIN_EXPIRATION_SECONDS: i64 = 600;
+/// go-jose's `jwt.DefaultLeeway`, which kube's claim validation allows on
+/// `exp`, `nbf` and `iat`.
+pub const JWT_LEEWAY_SECONDS: i64 = 60;
+
+/// Whether `token` looks like a compact JWT whose unverified `iss` is
+/// `issuer` (kube's `hasCorrectIssuer`, which picks the authenticator).
+fn has_issuer(token: &str, issuer: &str) -> bool {
+    if token.trim_start().starts_with('{') {
+        return false;
+    }
+    let parts: Vec<&str> = token.split('.').collect();
+    if parts.len() != 3 {
+        return false;
+    }
+    let Ok(payload) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(parts[1]) else {
+        return false;
+    };
+    #[derive(Deserialize)]
+    struct Iss {
+        #[serde(default)]
+        iss: String,
+    }
+    serde_json::from_slice::<Iss>(&payload).is_ok_and(|c| c.iss == issuer)
+}
 
 /// The private claims kube puts under `kubernetes.io`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -321,27 +345,123 @@ impl TokenAuthority {
         Ok((token, exp))
     }
 
-    /// The claims of a token this authority accepts: a valid signature by
-    /// one of its keys, its issuer, one of the API audiences, not expired
-    /// and not before its `nbf`. `None` for anything else (a JWT of
-    /// another issuer is simply not ours).
+    /// The claims of a token this authority accepts for the API server's
+    /// own audiences: see [`Self::verify_for`]. `None` for anything else.
     pub fn verify(&self, token: &str) -> Option<Claims> {
-        let header = jsonwebtoken::decode_header(token).ok()?;
-        for k in &self.keys {
-            if header.kid.as_deref().is_some_and(|kid| kid != k.kid) || header.alg != k.alg {
+        let now = chrono::Utc::now().timestamp();
+        self.verify_for(token, &[], now)
+            .ok()
+            .flatten()
+            .map(|(c, _)| c)
+    }
+
+    /// kube's bound ServiceAccount token authenticator for a request that
+    /// targets `audiences` (empty: the API audiences) at `now`: `Ok(None)`
+    /// when the token is not a JWT of this issuer (another authenticator's
+    /// business), `Err` with kube's words when it is one but is refused
+    /// (signature, audiences, expiry with go-jose's one-minute leeway),
+    /// else the claims and the audiences it is good for (the targets it
+    /// names, in the targets' order). The ServiceAccount itself is the
+    /// caller's to check.
+    pub fn verify_for(
+        &self,
+        token: &str,
+        audiences: &[String],
+        now: i64,
+    ) -> Result<Option<(Claims, Vec<String>)>, String> {
+        let Some((raw, auds)) = self.check_jwt(token, &self.issuer, audiences)? else {
+            return Ok(None);
+        };
+        let time = |k: &str| raw.get(k).and_then(Value::as_i64);
+        if time("nbf").is_some_and(|nbf| now + JWT_LEEWAY_SECONDS < nbf) {
+            return Err("service account token is not valid yet".into());
+        }
+        if time("exp").is_some_and(|exp| now - JWT_LEEWAY_SECONDS > exp) {
+            return Err("service account token has expired".into());
+        }
+        let unexpected = || {
+            "service account token claims could not be validated due to unexpected validation error"
+                .to_string()
+        };
+        if time("iat").is_some_and(|iat| now + JWT_LEEWAY_SECONDS < iat) {
+            return Err(unexpected());
+        }
+        let claims: Claims = serde_json::from_value(raw).map_err(|_| unexpected())?;
+        Ok(Some((claims, auds)))
+    }
+
+    /// kube's `jwtTokenAuthenticator` up to its validator: the issuer
+    /// (unverified, to pick the authenticator), the signature by a key of
+    /// the token's `kid` (else any key), then the audiences. The verified
+    /// payload and the audiences it is good for.
+    fn check_jwt(
+        &self,
+        token: &str,
+        issuer: &str,
+        targets: &[String],
+    ) -> Result<Option<(Value, Vec<String>)>, String> {
+        if !has_issuer(token, issuer) {
+            return Ok(None);
+        }
+        let Ok(header) = jsonwebtoken::decode_header(token) else {
+            return Ok(None);
+        };
+        let keys: Vec<&PublicKey> = self
+            .keys
+            .iter()
+            .filter(|k| header.kid.as_deref().is_none_or(|kid| kid == k.kid))
+            .collect();
+        if keys.is_empty() {
+            return Err("invalid signature, no keys found".into());
+        }
+        let mut payload = None;
+        for k in keys {
+            if header.alg != k.alg {
                 continue;
             }
             let mut v = Validation::new(k.alg);
-            v.set_issuer(&[&self.issuer]);
-            v.set_audience(&self.api_audiences);
-            v.leeway = 0;
-            v.validate_nbf = true;
-            v.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-            if let Ok(data) = jsonwebtoken::decode::<Claims>(token, &k.key, &v) {
-                return Some(data.claims);
+            v.validate_exp = false;
+            v.validate_nbf = false;
+            v.validate_aud = false;
+            v.required_spec_claims = Default::default();
+            if let Ok(data) = jsonwebtoken::decode::<Value>(token, &k.key, &v) {
+                payload = Some(data.claims);
+                break;
             }
         }
-        None
+        let Some(payload) = payload else {
+            return Err("go-jose/go-jose: error in cryptographic primitive".into());
+        };
+        let iss = payload.get("iss").and_then(Value::as_str).unwrap_or("");
+        if iss != issuer {
+            return Err(format!("token issuer {iss:?} is invalid"));
+        }
+        let mut token_auds: Vec<String> = match payload.get("aud") {
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if token_auds.is_empty() {
+            // Legacy tokens have none: only the API audiences.
+            token_auds = self.api_audiences.clone();
+        }
+        let requested = if targets.is_empty() {
+            &self.api_audiences
+        } else {
+            targets
+        };
+        let auds = crate::audiences::intersect(&token_auds, requested);
+        if auds.is_empty() && !self.api_audiences.is_empty() {
+            return Err(format!(
+                "token audiences {} is invalid for the target audiences {}",
+                crate::audiences::go_quote_list(&token_auds),
+                crate::audiences::go_quote_list(requested)
+            ));
+        }
+        Ok(Some((payload, auds)))
     }
 
     /// Sign a legacy token for the ServiceAccount `namespace/name` (uid
@@ -368,27 +488,33 @@ impl TokenAuthority {
             .map_err(|e| AuthnError::Key(e.to_string()))
     }
 
-    /// The claims of a legacy token signed by one of this authority's keys
-    /// with issuer `kubernetes/serviceaccount` and kube's claim checks
-    /// ([`LegacyClaims::check`]); the caller still checks the Secret and
-    /// the ServiceAccount. `None` for anything else.
+    /// The claims of a legacy token this authority accepts for the API
+    /// audiences: see [`Self::verify_legacy_for`]. `None` for anything else.
     pub fn verify_legacy(&self, token: &str) -> Option<LegacyClaims> {
-        let header = jsonwebtoken::decode_header(token).ok()?;
-        for k in &self.keys {
-            if header.kid.as_deref().is_some_and(|kid| kid != k.kid) || header.alg != k.alg {
-                continue;
-            }
-            let mut v = Validation::new(k.alg);
-            v.set_issuer(&[LEGACY_ISSUER]);
-            v.validate_aud = false;
-            v.validate_exp = false;
-            v.leeway = 0;
-            v.set_required_spec_claims(&["iss"]);
-            if let Ok(data) = jsonwebtoken::decode::<LegacyClaims>(token, &k.key, &v) {
-                return data.claims.check().is_ok().then_some(data.claims);
-            }
-        }
-        None
+        self.verify_legacy_for(token, &[])
+            .ok()
+            .flatten()
+            .map(|(c, _)| c)
+    }
+
+    /// kube's legacy ServiceAccount token authenticator for `audiences`
+    /// (empty: the API audiences): a JWT of issuer
+    /// `kubernetes/serviceaccount` signed by one of this authority's keys,
+    /// good for the targets (a legacy token has only the API audiences)
+    /// and passing kube's claim checks ([`LegacyClaims::check`]).
+    /// `Ok(None)` for a token of another issuer, `Err` with kube's words;
+    /// the caller still checks the Secret and the ServiceAccount.
+    pub fn verify_legacy_for(
+        &self,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<Option<(LegacyClaims, Vec<String>)>, String> {
+        let Some((raw, auds)) = self.check_jwt(token, LEGACY_ISSUER, audiences)? else {
+            return Ok(None);
+        };
+        let claims: LegacyClaims = serde_json::from_value(raw).map_err(|e| e.to_string())?;
+        claims.check().map_err(str::to_string)?;
+        Ok(Some((claims, auds)))
     }
 
     /// `/.well-known/openid-configuration`.
@@ -459,6 +585,55 @@ mod tests {
         assert_eq!(lc.secret_name, "sa-token");
         assert_eq!(lc.service_account_uid, "uid-1");
         assert!(other.verify_legacy(&legacy).is_none());
+        // kube's words for tokens of this issuer that are refused.
+        let kid_other = other.issue("ns", "sa", "u", &[], now, 3600).unwrap().0;
+        assert_eq!(
+            a.verify_for(&kid_other, &[], now).unwrap_err(),
+            "invalid signature, no keys found"
+        );
+        assert_eq!(
+            a.verify_for(&old, &[], now).unwrap_err(),
+            "service account token has expired"
+        );
+        // go-jose's one-minute leeway.
+        let (just, _) = a.issue("ns", "sa", "u", &[], now - 3630, 3600).unwrap();
+        assert!(a.verify_for(&just, &[], now).unwrap().is_some());
+        assert_eq!(
+            a.verify_for(&aud, &[], now).unwrap_err(),
+            format!(
+                r#"token audiences ["vault"] is invalid for the target audiences ["{DEFAULT_ISSUER}"]"#
+            )
+        );
+        let (_, auds) = a
+            .verify_for(&aud, &["x".into(), "vault".into()], now)
+            .unwrap()
+            .unwrap();
+        assert_eq!(auds, vec!["vault".to_string()]);
+        assert_eq!(
+            a.verify_for(&t, &["api".into()], now).unwrap_err(),
+            format!(
+                r#"token audiences ["{DEFAULT_ISSUER}"] is invalid for the target audiences ["api"]"#
+            )
+        );
+        // Not this issuer's: another authenticator's business.
+        assert!(a.verify_for("not.a.jwt", &[], now).unwrap().is_none());
+        assert!(a.verify_for(&legacy, &[], now).unwrap().is_none());
+        let mut tampered = t.clone();
+        tampered.pop();
+        tampered.push(if t.ends_with('A') { 'B' } else { 'A' });
+        assert_eq!(
+            a.verify_for(&tampered, &[], now).unwrap_err(),
+            "go-jose/go-jose: error in cryptographic primitive"
+        );
+        // Legacy tokens are good only for the API audiences.
+        let (_, lauds) = a.verify_legacy_for(&legacy, &[]).unwrap().unwrap();
+        assert_eq!(lauds, vec![DEFAULT_ISSUER.to_string()]);
+        assert_eq!(
+            a.verify_legacy_for(&legacy, &["api".into()]).unwrap_err(),
+            format!(
+                r#"token audiences ["{DEFAULT_ISSUER}"] is invalid for the target audiences ["api"]"#
+            )
+        );
         let payload = legacy.split('.').nth(1).unwrap();
         let raw: Value = serde_json::from_slice(
             &base64::engine::general_purpose::URL_SAFE_NO_PAD

@@ -68,17 +68,74 @@ impl Authenticators {
         }
     }
 
-    /// The user of a bearer token (also TokenReview's answer).
+    /// The user of a bearer token presented to the API server.
     pub async fn authenticate_token(&self, token: &str) -> Option<UserInfo> {
-        if constant_time_eq(token.as_bytes(), self.admin_token.as_bytes()) {
-            return Some(admin_token_user());
+        self.authenticate_token_for(token, &[])
+            .await
+            .ok()
+            .map(|(u, _)| u)
+    }
+
+    /// TokenReview's answer for a token and the audiences it targets
+    /// (empty: the API server's own, `--api-audiences`): the user and the
+    /// audiences the token is good for, or kube's error text. kube's
+    /// chain: the loopback token authenticator, then the bearer token
+    /// union (the admin token and `--token-auth-file`, audience agnostic:
+    /// they hold for the API audiences only; then the bound and legacy
+    /// ServiceAccount JWTs); a token none accepts is `invalid bearer
+    /// token`, and the errors read as kube's aggregate
+    /// (`[invalid bearer token, service account token has expired]`).
+    pub async fn authenticate_token_for(
+        &self,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<(UserInfo, Vec<String>), String> {
+        let api = self.service_accounts.api_audiences();
+        let targets = if audiences.is_empty() { api } else { audiences };
+        let agnostic = keelson_auth::audiences::intersect(api, targets);
+        if !agnostic.is_empty() {
+            if constant_time_eq(token.as_bytes(), self.admin_token.as_bytes()) {
+                return Ok((admin_token_user(), agnostic));
+            }
+            if let Some(u) = self.token_file.as_ref().and_then(|f| f.authenticate(token)) {
+                return Ok((u, agnostic));
+            }
         }
-        if let Some(u) = self.token_file.as_ref().and_then(|f| f.authenticate(token)) {
-            return Some(u);
+        let mut errors = Vec::new();
+        let now = chrono::Utc::now().timestamp();
+        match self.service_accounts.verify_for(token, audiences, now) {
+            Ok(Some((claims, auds))) => match self.bound_user(&claims).await {
+                Ok(u) => return Ok((u, auds)),
+                Err(e) => errors.push(e),
+            },
+            Ok(None) => {}
+            Err(e) => errors.push(e),
         }
-        let Some(claims) = self.service_accounts.verify(token) else {
-            return self.authenticate_legacy(token).await;
-        };
+        match self.service_accounts.verify_legacy_for(token, audiences) {
+            Ok(Some((claims, auds))) => match self.authenticate_legacy(token, &claims).await {
+                Ok(u) => return Ok((u, auds)),
+                Err(e) => errors.push(e),
+            },
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+        // The loopback authenticator's refusal first, then the bearer
+        // token authenticator's (its own when the union had no error).
+        let mut all = vec![INVALID_BEARER_TOKEN.to_string()];
+        if errors.is_empty() {
+            all.push(INVALID_BEARER_TOKEN.to_string());
+        }
+        all.extend(errors);
+        Err(keelson_auth::audiences::aggregate(&all))
+    }
+
+    /// The user of a verified bound ServiceAccount token, whose
+    /// ServiceAccount must still exist with the token's uid (kube's
+    /// validator, in its words).
+    async fn bound_user(
+        &self,
+        claims: &keelson_auth::serviceaccount::Claims,
+    ) -> Result<UserInfo, String> {
         let (ns, sa) = (
             &claims.kubernetes.namespace,
             &claims.kubernetes.serviceaccount,
@@ -90,16 +147,23 @@ impl Authenticators {
             ns,
             &sa.name,
         );
-        let live = self.store.get(&key).await.ok()?;
-        if meta_str(&live, "uid") != sa.uid || !meta_str(&live, "deletionTimestamp").is_empty() {
-            return None;
+        let live = self.store.get(&key).await.map_err(|e| e.message)?;
+        if !meta_str(&live, "deletionTimestamp").is_empty() {
+            return Err(format!("service account {ns}/{} has been deleted", sa.name));
+        }
+        if meta_str(&live, "uid") != sa.uid {
+            return Err(format!(
+                "service account UID ({}) does not match claim ({})",
+                meta_str(&live, "uid"),
+                sa.uid
+            ));
         }
         let mut user = UserInfo::service_account(ns, &sa.name, &sa.uid);
         user.extra.insert(
             keelson_auth::user::CREDENTIAL_ID.into(),
             vec![format!("JTI={}", claims.jti)],
         );
-        Some(user)
+        Ok(user)
     }
 
     /// A legacy ServiceAccount token (kube's legacy validator): a
@@ -109,38 +173,53 @@ impl Authenticators {
     /// token's uid (not being deleted); as kube, no credential id. The Secret's
     /// `kubernetes.io/legacy-token-last-used` label is set to today (UTC)
     /// when it is neither today nor tomorrow, in the background.
-    async fn authenticate_legacy(&self, token: &str) -> Option<UserInfo> {
+    async fn authenticate_legacy(
+        &self,
+        token: &str,
+        claims: &keelson_auth::serviceaccount::LegacyClaims,
+    ) -> Result<UserInfo, String> {
         use base64::Engine;
-        let claims = self.service_accounts.verify_legacy(token)?;
+        const INVALIDATED: &str = "Token has been invalidated";
         let ns = &claims.namespace;
         let secret_key = ObjectKey::new(
             keelson_api::GroupResource::new("", "secrets"),
             ns,
             &claims.secret_name,
         );
-        // "Token has been invalidated".
-        let secret = self.store.get(&secret_key).await.ok()?;
+        let secret = self
+            .store
+            .get(&secret_key)
+            .await
+            .map_err(|_| INVALIDATED.to_string())?;
         if !meta_str(&secret, "deletionTimestamp").is_empty() {
-            return None;
+            return Err(INVALIDATED.into());
         }
-        // "Token does not match server's copy".
         let stored = secret
             .pointer("/data/token")
             .and_then(serde_json::Value::as_str)
-            .and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())?;
+            .and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())
+            .unwrap_or_default();
         if !constant_time_eq(&stored, token.as_bytes()) {
-            return None;
+            return Err("Token does not match server's copy".into());
         }
         let sa_key = ObjectKey::new(
             keelson_api::GroupResource::new("", "serviceaccounts"),
             ns,
             &claims.service_account_name,
         );
-        let sa = self.store.get(&sa_key).await.ok()?;
-        if !meta_str(&sa, "deletionTimestamp").is_empty()
-            || meta_str(&sa, "uid") != claims.service_account_uid
-        {
-            return None;
+        let sa = self.store.get(&sa_key).await.map_err(|e| e.message)?;
+        if !meta_str(&sa, "deletionTimestamp").is_empty() {
+            return Err(format!(
+                "ServiceAccount {ns}/{} has been deleted",
+                claims.service_account_name
+            ));
+        }
+        if meta_str(&sa, "uid") != claims.service_account_uid {
+            return Err(format!(
+                "ServiceAccount UID ({}) does not match claim ({})",
+                meta_str(&sa, "uid"),
+                claims.service_account_uid
+            ));
         }
         let labels = secret.pointer("/metadata/labels");
         let label = |k: &str| {
@@ -179,15 +258,19 @@ impl Authenticators {
             });
         }
         if invalid {
-            return None;
+            return Err(INVALIDATED.into());
         }
-        Some(UserInfo::service_account(
+        Ok(UserInfo::service_account(
             ns,
             &claims.service_account_name,
             &claims.service_account_uid,
         ))
     }
 }
+
+/// kube's bearer token authenticator's refusal of a token no
+/// authenticator knows.
+pub const INVALID_BEARER_TOKEN: &str = "invalid bearer token";
 
 /// The label kube sets to the day (UTC) a legacy token was last used.
 pub const LEGACY_TOKEN_LAST_USED: &str = "kubernetes.io/legacy-token-last-used";

@@ -314,17 +314,27 @@ fn rules_review(state: &State, review: Value, user: &UserInfo) -> ApiResult<Valu
     Ok(with_status(review, status))
 }
 
-/// TokenReview: who a token authenticates as.
+/// TokenReview: who a token authenticates as, for the audiences the review
+/// names (else the API server's), as kube's TokenReview REST: a token is
+/// required (`400`); a refused token answers `user: {}` and kube's
+/// `error`; an accepted one its user (in `system:authenticated`) and the
+/// audiences it is good for.
 async fn token_review(state: &State, review: Value) -> ApiResult<Value> {
     let spec = review.get("spec").cloned().unwrap_or(Value::Null);
     let token = str_of(&spec, "token");
-    let status = match state.authn.authenticate_token(token).await {
-        Some(u) if !token.is_empty() => json!({
+    if token.is_empty() {
+        return Err(ApiError::bad_request(
+            "token is required for TokenReview in authentication",
+        ));
+    }
+    let audiences = strings(spec.get("audiences"));
+    let status = match state.authn.authenticate_token_for(token, &audiences).await {
+        Ok((u, auds)) => json!({
             "authenticated": true,
             "user": u.with_authenticated().to_json(),
-            "audiences": state.service_accounts.api_audiences(),
+            "audiences": auds,
         }),
-        _ => json!({"user": {}}),
+        Err(error) => json!({"user": {}, "error": error}),
     };
     Ok(with_status(review, status))
 }
