@@ -324,6 +324,9 @@ impl Plugins {
         if on("LimitRanger") {
             limit_ranger::validate(&a, &self.limits, object).await?;
         }
+        if on("ServiceAccount") {
+            service_account::validate(&a, object).await?;
+        }
         if on("Priority") {
             priority::validate(&a, object).await?;
         }

@@ -66,20 +66,7 @@ pub(crate) async fn admit(a: &Attrs<'_>, pod: &mut Value) -> ApiResult<()> {
     spec.insert("serviceAccountName".into(), Value::from(sa_name.clone()));
     spec.insert("serviceAccount".into(), Value::from(sa_name.clone()));
     let namespace = a.req.namespace.as_str();
-    let account = match lookup(a, namespace, &sa_name).await {
-        Ok(Some(sa)) => sa,
-        Ok(None) => {
-            return Err(a.forbidden(&format!(
-                "error looking up service account {namespace}/{sa_name}: serviceaccount {sa_name:?} not found"
-            )))
-        }
-        Err(e) => {
-            return Err(a.forbidden(&format!(
-                "error looking up service account {namespace}/{sa_name}: {}",
-                e.message
-            )))
-        }
-    };
+    let account = account(a, namespace, &sa_name).await?;
     if should_automount(&account, spec) {
         mount_token(spec);
     }
@@ -98,12 +85,54 @@ pub(crate) async fn admit(a: &Attrs<'_>, pod: &mut Value) -> ApiResult<()> {
             spec.insert("imagePullSecrets".into(), Value::Array(copied));
         }
     }
-    let enforce = annotation(&account, ENFORCE_MOUNTABLE)
-        .is_some_and(|v| matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True"));
-    if enforce {
+    if enforces_mountable(&account) {
         limit_secret_references(&account, spec).map_err(|m| a.forbidden(&m))?;
     }
     Ok(())
+}
+
+/// The plugin's `Validate` (after validation; a mutating webhook may have
+/// changed the pod since `admit`): mirror pods, the account exists, its
+/// mountable secrets.
+pub(crate) async fn validate(a: &Attrs<'_>, pod: &Value) -> ApiResult<()> {
+    if !a.is("", "pods") || a.req.operation != keelson_api::Operation::Create {
+        return Ok(());
+    }
+    if annotation(pod, MIRROR_ANNOTATION).is_some() {
+        return mirror_pod(a, pod);
+    }
+    let Some(spec) = pod.get("spec").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let sa_name = spec
+        .get("serviceAccountName")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let namespace = a.req.namespace.as_str();
+    let account = account(a, namespace, sa_name).await?;
+    if enforces_mountable(&account) {
+        limit_secret_references(&account, spec).map_err(|m| a.forbidden(&m))?;
+    }
+    Ok(())
+}
+
+/// The account, or kube's `403` when it cannot be found.
+async fn account(a: &Attrs<'_>, namespace: &str, sa_name: &str) -> ApiResult<Value> {
+    match lookup(a, namespace, sa_name).await {
+        Ok(Some(sa)) => Ok(sa),
+        Ok(None) => Err(a.forbidden(&format!(
+            "error looking up service account {namespace}/{sa_name}: serviceaccount {sa_name:?} not found"
+        ))),
+        Err(e) => Err(a.forbidden(&format!(
+            "error looking up service account {namespace}/{sa_name}: {}",
+            e.message
+        ))),
+    }
+}
+
+fn enforces_mountable(account: &Value) -> bool {
+    annotation(account, ENFORCE_MOUNTABLE)
+        .is_some_and(|v| matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True"))
 }
 
 /// `getServiceAccount`: the cache, then the store (ten times, 100–200 ms

@@ -556,3 +556,44 @@ fn plugin_flags_refuse_what_kube_refuses() {
         ]
     );
 }
+
+#[tokio::test]
+async fn toleration_seconds_flags_and_updates_keep_priority() {
+    let store = Arc::new(MemStore::default());
+    admission_over(store.clone()).await;
+    let mut config = PluginConfig::default();
+    config.not_ready_toleration_seconds = 60;
+    config.unreachable_toleration_seconds = 90;
+    let adm = LocalAdmission::with_plugins(store, keelson_registry::Catalog::builtin(), config);
+    let o = admit_pod(&adm, one_container()).await.unwrap();
+    let seconds: Vec<&Value> = o["spec"]["tolerations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["tolerationSeconds"])
+        .collect();
+    assert_eq!(seconds, [&json!(60), &json!(90)]);
+
+    // An update that leaves out what admission set on create gets it back
+    // (Priority keeps the stored priority, DefaultTolerationSeconds adds
+    // its tolerations again), so the pod's immutable spec still validates.
+    let mut stored = o.clone();
+    stored["metadata"]["uid"] = json!("u1");
+    stored["metadata"]["resourceVersion"] = json!("1");
+    stored["metadata"]["creationTimestamp"] = json!("2024-01-01T00:00:00Z");
+    let mut new = stored.clone();
+    for k in ["priority", "preemptionPolicy", "tolerations"] {
+        new["spec"].as_object_mut().unwrap().remove(k);
+    }
+    new["metadata"]["labels"] = json!({"a": "b"});
+    let mut req = create("", "pods", "default", new);
+    req.operation = Operation::Update;
+    req.old_object = Some(stored.clone());
+    let updated = admit(&adm, req).await.unwrap();
+    assert_eq!(updated["spec"]["priority"], 0);
+    assert_eq!(updated["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+    assert_eq!(
+        updated["spec"]["tolerations"],
+        stored["spec"]["tolerations"]
+    );
+}
