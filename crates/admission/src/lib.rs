@@ -370,11 +370,15 @@ impl LocalAdmission {
             {
                 errs.extend(validation::no_new_finalizers(&object, old));
             }
+            let mut strategy_warnings = Vec::new();
             if let Some(schema) = custom_schema.as_deref() {
                 let old = req
                     .old_object
                     .as_ref()
                     .filter(|_| req.operation == Operation::Update);
+                if let Some(old) = old {
+                    errs.extend(validation::validate_meta_update(&object, old));
+                }
                 errs.extend(custom::validate(schema, &object, old));
             } else {
                 let group = target
@@ -386,7 +390,13 @@ impl LocalAdmission {
                     old: req.old_object.as_ref(),
                 };
                 errs.extend(validation::validate_kind(group, kind, write, &object));
-                if let Some((root, _)) = target.root {
+                // The strategy's WarningsOnCreate/OnUpdate, sent only when
+                // validation passes.
+                strategy_warnings = validation::warnings(group, kind, write, &object);
+                if let Some((root, _)) = target
+                    .root
+                    .filter(|_| !validation::covers_required(group, kind))
+                {
                     // The schema's required fields that the kind's own
                     // rules did not already report.
                     for e in validation::required_fields(&*catalog, root, &object) {
@@ -405,6 +415,7 @@ impl LocalAdmission {
                     .map_or(req.gr.group.as_str(), |i| i.group.as_str());
                 return Err(ApiError::invalid(group, kind, &display_name, &errs));
             }
+            warnings.extend(strategy_warnings);
         }
 
         // 4b. The built-in plugins' validating phase (LimitRanger's

@@ -6,6 +6,8 @@ mod kinds;
 mod objectmeta;
 mod required;
 
-pub(crate) use kinds::{validate as validate_kind, Write};
-pub(crate) use objectmeta::{no_new_finalizers, path_segment_errors, validate_meta, MetaRules};
+pub(crate) use kinds::{covers_required, validate as validate_kind, warnings, Write};
+pub(crate) use objectmeta::{
+    no_new_finalizers, path_segment_errors, validate_meta, validate_meta_update, MetaRules,
+};
 pub(crate) use required::required_fields;

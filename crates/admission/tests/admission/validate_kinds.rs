@@ -510,8 +510,10 @@ async fn valid_objects_and_updates_pass() {
             "",
             "persistentvolumeclaims",
             "default",
+            // Binding the claim (growing it needs a StorageClass with
+            // allowVolumeExpansion in the store: PersistentVolumeClaimResize).
             pvc("1Gi", None),
-            pvc("2Gi", Some("pv-1")),
+            pvc("1Gi", Some("pv-1")),
         ),
         (RBAC, "rolebindings", "default", rb, rb2),
         (

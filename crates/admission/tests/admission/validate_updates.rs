@@ -219,6 +219,23 @@ async fn webhook_configuration_mistakes() {
     );
 }
 
+/// Kinds whose own rules report every required field get no extra schema
+/// `Required value` where kube reports the field at another path.
+#[tokio::test]
+async fn required_fields_only_as_kube_reports_them() {
+    let bad = node(json!({"taints": [{"key": "k"}]}));
+    assert_eq!(
+        message(create("", "nodes", "", bad)).await,
+        "Node \"n1\" is invalid: metadata.taints[0].effect: Required value"
+    );
+    let half = webhook(json!({"name": "check.example.com", "sideEffects": "None",
+        "admissionReviewVersions": ["v1"], "clientConfig": {"service": {"name": "hook"}}}));
+    assert_eq!(
+        message(create(ARG, "validatingwebhookconfigurations", "", half)).await,
+        "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: webhooks[0].clientConfig.service.name: Required value"
+    );
+}
+
 #[tokio::test]
 async fn valid_cluster_objects_pass_create_and_update() {
     let objects: Vec<(&str, &str, &str, Value)> = vec![
