@@ -905,3 +905,74 @@ fn always_allow() {
     let err = denied(&c, &stranger, &["get", "pods"]);
     assert!(err.contains("Unauthorized"), "{err}");
 }
+
+/// A client certificate from a CA the server does not trust completes the
+/// handshake, as kube's does, and is refused by authentication: `401`
+/// (also on a public path, not anonymous), unless a bearer token
+/// authenticates the request.
+#[test]
+fn foreign_client_certificate() {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
+    let c = start(Mode::Embedded, &[]);
+    let ca_key = KeyPair::generate().expect("key");
+    let mut ca = CertificateParams::default();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "elsewhere-ca");
+    let ca = ca.self_signed(&ca_key).expect("ca");
+    let key = KeyPair::generate().expect("key");
+    let mut leaf = CertificateParams::default();
+    leaf.distinguished_name.push(DnType::CommonName, "mallory");
+    leaf.distinguished_name
+        .push(DnType::OrganizationName, "system:masters");
+    leaf.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let leaf = leaf.signed_by(&key, &ca, &ca_key).expect("leaf");
+    let identity =
+        reqwest::Identity::from_pem(format!("{}{}", leaf.pem(), key.serialize_pem()).as_bytes())
+            .expect("identity");
+    let client = |token: Option<&str>| {
+        let mut b = reqwest::Client::builder()
+            .add_root_certificate(reqwest::Certificate::from_pem(&c.ca_pem).expect("ca"))
+            .identity(identity.clone());
+        if let Some(t) = token {
+            let mut h = reqwest::header::HeaderMap::new();
+            h.insert(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {t}").parse().expect("header"),
+            );
+            b = b.default_headers(h);
+        }
+        b.build().expect("client")
+    };
+    let get = |client: reqwest::Client, path: &str| {
+        block_on(async {
+            let r = client
+                .get(format!("{}{path}", c.url))
+                .send()
+                .await
+                .expect("the handshake completes");
+            let code = r.status().as_u16();
+            (code, r.text().await.expect("body"))
+        })
+    };
+    for path in ["/api/v1/namespaces", "/version"] {
+        let (code, body) = get(client(None), path);
+        assert_eq!(code, 401, "{path}: {body}");
+        let status: serde_json::Value = serde_json::from_str(&body).expect("Status");
+        assert_eq!(
+            status,
+            serde_json::json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": "Unauthorized",
+                "reason": "Unauthorized", "code": 401,
+            })
+        );
+    }
+    // A bearer token still authenticates on such a connection.
+    let (code, body) = get(client(Some("alice-token")), "/version");
+    assert_eq!(code, 200, "{body}");
+    let (code, body) = get(client(Some("nope")), "/version");
+    assert_eq!(code, 401, "{body}");
+    // The cluster's own certificate is unchanged.
+    assert!(c.ok(&["auth", "whoami"]).contains("kubernetes-admin"));
+}

@@ -11,6 +11,7 @@
 
 pub mod apiconfig;
 pub mod audit;
+pub mod client_cert;
 mod coalesce;
 pub mod compression;
 pub mod filters;

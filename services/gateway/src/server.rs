@@ -57,6 +57,9 @@ fn tls_config(
     .allow_unauthenticated()
     .build()
     .map_err(|e| GatewayError::Tls(e.to_string()))?;
+    // A certificate of another CA completes the handshake and is refused
+    // by authentication, as kube does.
+    let verifier = Arc::new(crate::client_cert::Lenient { inner: verifier });
     let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| GatewayError::Tls(e.to_string()))?
@@ -291,7 +294,10 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
         let acceptor = acceptor.clone();
         let state = state.clone();
         tokio::spawn(async move {
-            let tls = match acceptor.accept(tcp).await {
+            let rejected = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let handshake =
+                crate::client_cert::REJECTED.scope(rejected.clone(), acceptor.accept(tcp));
+            let tls = match handshake.await {
                 Ok(t) => t,
                 Err(e) => {
                     tracing::debug!(%peer, error = %e, "TLS handshake failed");
@@ -300,10 +306,12 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
             };
             // The verified client certificate's user, for every request
             // of the connection.
+            let cert_rejected = rejected.load(std::sync::atomic::Ordering::Relaxed);
             let peer_user = tls
                 .get_ref()
                 .1
                 .peer_certificates()
+                .filter(|_| !cert_rejected)
                 .and_then(|certs| certs.first())
                 .and_then(|c| keelson_auth::authn::user_from_certificate(c.as_ref()))
                 .map(|u| crate::filters::authentication::PeerUser(Arc::new(u)));
@@ -311,6 +319,10 @@ async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<St
                 let state = state.clone();
                 if let Some(p) = &peer_user {
                     req.extensions_mut().insert(p.clone());
+                }
+                if cert_rejected {
+                    req.extensions_mut()
+                        .insert(crate::client_cert::PeerRejected);
                 }
                 if state.audit.is_some() {
                     req.extensions_mut()

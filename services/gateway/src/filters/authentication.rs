@@ -3,7 +3,9 @@
 //! the first that recognises the request wins:
 //!
 //! 1. an x509 client certificate signed by the cluster CA (verified by the
-//!    TLS layer; CN → user, O → groups), see [`PeerUser`];
+//!    TLS layer; CN → user, O → groups), see [`PeerUser`]; one the CA
+//!    does not verify completes the handshake but leaves only bearer
+//!    tokens (`401` without one), see `crate::client_cert`;
 //! 2. a bearer token: the admin token written on first start
 //!    (`keelson-admin` in `system:masters`), the static token file
 //!    (`--token-auth-file`), then ServiceAccount JWTs (valid signature,
@@ -50,11 +52,15 @@ pub fn admin_token_user() -> UserInfo {
 }
 
 impl Authenticators {
-    /// The user a request authenticates as, or `None` for `401`.
+    /// The user a request authenticates as, or `None` for `401`. A
+    /// connection whose client certificate the client CAs refused
+    /// (`cert_rejected`) authenticates only by bearer token: kube's x509
+    /// authenticator's error keeps it from being anonymous.
     pub async fn authenticate(
         &self,
         headers: &HeaderMap,
         peer: Option<&PeerUser>,
+        cert_rejected: bool,
     ) -> Option<UserInfo> {
         if let Some(PeerUser(u)) = peer {
             return Some(u.as_ref().clone().with_authenticated());
@@ -64,7 +70,7 @@ impl Authenticators {
                 .authenticate_token(token)
                 .await
                 .map(UserInfo::with_authenticated),
-            None => self.anonymous.then(UserInfo::anonymous),
+            None => (self.anonymous && !cert_rejected).then(UserInfo::anonymous),
         }
     }
 

@@ -176,7 +176,14 @@ async fn authentication_and_authorization(
     audit: &mut crate::audit::Audit,
 ) -> Result<UserInfo, ApiError> {
     let auditor = state.audit.as_ref();
-    let Some(user) = state.authn.authenticate(&parts.headers, peer).await else {
+    let cert_rejected = parts
+        .extensions
+        .get::<crate::client_cert::PeerRejected>()
+        .is_some();
+    let authenticated = state
+        .authn
+        .authenticate(&parts.headers, peer, cert_rejected);
+    let Some(user) = authenticated.await else {
         crate::audit::unauthenticated(audit, auditor, parts, info, query).await;
         return Err(ApiError::unauthorized());
     };
