@@ -429,7 +429,7 @@ impl LocalAdmission {
         // 5. ValidatingAdmissionPolicy.
         let policy_warnings = self
             .policies
-            .admit(&self.store, &req, &object, &display_name)
+            .admit(&self.store, &catalog, &req, &object, &display_name)
             .await?;
         warnings.extend(policy_warnings);
 

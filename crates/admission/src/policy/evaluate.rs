@@ -11,6 +11,8 @@ use keelson_cel::expr::{Activation, Expression, Outcome};
 use serde_json::{json, Value};
 
 use super::matching::{self, Attrs, Binding, MatchResources};
+use super::params::{self, ParamCache, ParamKind};
+use crate::registry::CatalogSnapshot;
 
 /// An expression as written and as compiled.
 #[derive(Debug)]
@@ -56,6 +58,9 @@ pub(crate) struct Compiled {
     conditions: Vec<(String, Expr)>,
     variables: Vec<(String, Expr)>,
     validations: Vec<Validation>,
+    /// `auditAnnotations`: key and valueExpression.
+    audit_annotations: Vec<(String, Expr)>,
+    param_kind: Option<ParamKind>,
 }
 
 fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -104,6 +109,21 @@ impl Compiled {
             conditions: named_exprs(spec.get("matchConditions")),
             variables: named_exprs(spec.get("variables")),
             validations,
+            audit_annotations: spec
+                .get("auditAnnotations")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .map(|x| {
+                            (
+                                str_of(x, "key").to_string(),
+                                Expr::new(str_of(x, "valueExpression")),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            param_kind: ParamKind::from_json(spec.get("paramKind")),
         }
     }
 }
@@ -114,34 +134,102 @@ struct Decision {
     reason: String,
 }
 
-/// The `request` variable (kube's `AdmissionRequest`; no `userInfo`).
-fn request_json(req: &AdmissionRequest, name: &str) -> Value {
+/// The `request` variable as kube's `CreateAdmissionRequest` builds it:
+/// `kind`/`resource` at the version the policy matched, `requestKind` /
+/// `requestResource` as asked, no `uid`, `object` or `oldObject`.
+fn request_json(req: &AdmissionRequest, name: &str, matched_version: &str) -> Value {
     let version = req.api_version.rsplit('/').next().unwrap_or("");
-    let kind = json!({"group": req.gr.group, "version": version, "kind": req.kind});
-    let resource = json!({"group": req.gr.group, "version": version, "resource": req.gr.resource});
-    json!({
-        "kind": kind,
-        "resource": resource,
-        "subResource": req.subresource,
-        "requestKind": kind,
-        "requestResource": resource,
-        "requestSubResource": req.subresource,
-        "name": name,
-        "namespace": req.namespace,
-        "operation": matching::operation(req.operation),
-        "userInfo": {},
-        "dryRun": req.dry_run,
-    })
+    let gvk = |v: &str| json!({"group": req.gr.group, "version": v, "kind": req.kind});
+    let gvr = |v: &str| json!({"group": req.gr.group, "version": v, "resource": req.gr.resource});
+    let mut m = serde_json::Map::new();
+    m.insert("uid".into(), "".into());
+    m.insert("kind".into(), gvk(matched_version));
+    m.insert("resource".into(), gvr(matched_version));
+    if !req.subresource.is_empty() {
+        m.insert("subResource".into(), req.subresource.clone().into());
+    }
+    m.insert("requestKind".into(), gvk(version));
+    m.insert("requestResource".into(), gvr(version));
+    if !req.subresource.is_empty() {
+        m.insert("requestSubResource".into(), req.subresource.clone().into());
+    }
+    if !name.is_empty() {
+        m.insert("name".into(), name.into());
+    }
+    // A Namespace is created in its own namespace (kube's create handler).
+    let namespace = if req.namespace.is_empty()
+        && is_namespace(&req.gr)
+        && req.operation == Operation::Create
+    {
+        name
+    } else {
+        req.namespace.as_str()
+    };
+    if !namespace.is_empty() {
+        m.insert("namespace".into(), namespace.into());
+    }
+    m.insert(
+        "operation".into(),
+        matching::operation(req.operation).into(),
+    );
+    m.insert(
+        "userInfo".into(),
+        req.user
+            .as_ref()
+            .and_then(|u| serde_json::to_value(u).ok())
+            .unwrap_or_else(|| json!({})),
+    );
+    m.insert("object".into(), Value::Null);
+    m.insert("oldObject".into(), Value::Null);
+    m.insert("dryRun".into(), req.dry_run.into());
+    m.insert("options".into(), req.options.clone().unwrap_or(Value::Null));
+    Value::Object(m)
+}
+
+/// The request's resource at the versions it is served at besides the
+/// request's own (the candidates of `matchPolicy: Equivalent`).
+fn equivalent_versions(catalog: &CatalogSnapshot, req: &AdmissionRequest) -> Vec<String> {
+    let version = req.api_version.rsplit('/').next().unwrap_or("");
+    catalog
+        .resources()
+        .iter()
+        .filter(|r| r.group == req.gr.group && r.plural == req.gr.resource && r.version != version)
+        .map(|r| r.version.clone())
+        .collect()
+}
+
+/// How a policy applies to this request (decided once per policy).
+enum PolicyMatch {
+    /// Not this request's policy.
+    No,
+    /// A configuration error (already denied or ignored).
+    Failed,
+    Yes(Box<Matched>),
+}
+
+struct Matched {
+    object: Value,
+    old: Option<Value>,
+    request: Value,
+    param: Option<(ParamKind, params::Resolved)>,
+}
+
+/// The parts of one request every binding reads.
+pub(crate) struct Context<'a> {
+    pub(crate) store: &'a Arc<dyn StoreApi>,
+    pub(crate) catalog: &'a CatalogSnapshot,
+    pub(crate) params: &'a ParamCache,
+    pub(crate) req: &'a AdmissionRequest,
+    pub(crate) object: &'a Value,
+    pub(crate) display_name: &'a str,
 }
 
 /// Evaluate the (policy, binding) pairs; the first denial is the error.
 pub(crate) async fn run(
-    store: &Arc<dyn StoreApi>,
-    req: &AdmissionRequest,
-    object: &Value,
-    display_name: &str,
+    cx: Context<'_>,
     pairs: &[(Arc<Compiled>, Arc<Binding>)],
 ) -> ApiResult<Vec<String>> {
+    let (store, req, object) = (cx.store, cx.req, cx.object);
     let name = if req.name.is_empty() {
         keelson_apimachinery::meta::meta_str(object, "name")
     } else {
@@ -152,55 +240,75 @@ pub(crate) async fn run(
         .old_object
         .as_ref()
         .filter(|_| req.operation == Operation::Update);
+    let equivalents = equivalent_versions(cx.catalog, req);
     // The namespace object, read once and only if a policy applies.
     let mut namespace: Option<Value> = None;
+    let mut decided: std::collections::HashMap<String, PolicyMatch> = Default::default();
     let mut warnings = Vec::new();
     for (policy, binding) in pairs {
-        if !policy.constraints.matches(&attrs, object, old, true) {
-            continue;
+        if !decided.contains_key(&policy.name) {
+            let m = match_policy(&cx, policy, &attrs, old, &equivalents, &mut namespace).await?;
+            decided.insert(policy.name.clone(), m);
         }
-        if let Some(m) = &binding.matching {
-            if !m.matches(&attrs, object, old, false) {
+        let Some(PolicyMatch::Yes(m)) = decided.get(&policy.name) else {
+            if let Some(PolicyMatch::Failed) = decided.get(&policy.name) {
+                // kube denies a policy's configuration error once, with no binding.
+                if let Some(e) = policy_error(&cx, policy).await {
+                    return Err(e);
+                }
+            }
+            continue;
+        };
+        let ns = namespace.clone().unwrap_or(Value::Null);
+        if let Some(mr) = &binding.matching {
+            if mr.matched_version(&attrs, &equivalents, false).is_none()
+                || !mr.object_matches(object, old)
+                || !mr.namespace_matches(namespace_labels(req, object, &ns))
+            {
                 continue;
             }
         }
-        if namespace.is_none() {
-            namespace = Some(namespace_object(store, req, object).await?);
-        }
-        let ns = namespace.clone().unwrap_or(Value::Null);
-        let ns_labels = if req.namespace.is_empty() && !is_namespace(&req.gr) {
-            None
-        } else {
-            Some(ns.get("metadata").and_then(|m| m.get("labels")))
-        };
-        if !policy.constraints.namespace_matches(ns_labels)
-            || binding
-                .matching
-                .as_ref()
-                .is_some_and(|m| !m.namespace_matches(ns_labels))
+        let kind = m.param.as_ref().map(|(k, r)| (k, r));
+        let params = match cx
+            .params
+            .collect(store, kind, binding.param_ref.as_ref(), &req.namespace)
+            .await?
         {
-            continue;
-        }
-        let mut act = Activation::new();
-        act.bind("object", object);
-        act.bind("oldObject", old.unwrap_or(&Value::Null));
-        act.bind("request", &request_json(req, name));
-        act.bind("params", &Value::Null);
-        act.bind("namespaceObject", &ns);
-        for decision in decide(policy, &mut act) {
-            let msg = decision.message;
-            let mut unique = binding.actions.clone();
-            unique.dedup();
-            for action in &unique {
-                match action.as_str() {
-                    "Deny" => {
-                        return Err(denied(req, display_name, policy, binding, &msg, &decision.reason))
+            Ok(p) => p,
+            Err(e) => {
+                if policy.ignore_errors {
+                    continue;
+                }
+                return Err(denied(
+                    &cx,
+                    policy,
+                    Some(binding),
+                    &format!("failed to configure binding: {e}"),
+                    "",
+                ));
+            }
+        };
+        let ns_object = namespace_object(req, &ns);
+        for param in &params {
+            let mut act = Activation::new();
+            act.bind("object", &m.object);
+            act.bind("oldObject", m.old.as_ref().unwrap_or(&Value::Null));
+            act.bind("request", &m.request);
+            act.bind("params", param);
+            act.bind("namespaceObject", &ns_object);
+            for decision in decide(policy, &mut act) {
+                let msg = decision.message;
+                for action in &binding.actions {
+                    match action.as_str() {
+                        "Deny" => {
+                            return Err(denied(&cx, policy, Some(binding), &msg, &decision.reason))
+                        }
+                        "Warn" => warnings.push(format!(
+                            "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {msg}",
+                            policy.name, binding.name
+                        )),
+                        _ => {}
                     }
-                    "Warn" => warnings.push(format!(
-                        "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {msg}",
-                        policy.name, binding.name
-                    )),
-                    _ => {}
                 }
             }
         }
@@ -208,21 +316,122 @@ pub(crate) async fn run(
     Ok(warnings)
 }
 
+/// A policy's configuration error as kube answers it (`None` under
+/// `failurePolicy: Ignore`).
+async fn policy_error(cx: &Context<'_>, policy: &Compiled) -> Option<ApiError> {
+    if policy.ignore_errors {
+        return None;
+    }
+    let kind = policy.param_kind.as_ref()?;
+    let e = params::resolve(cx.catalog, kind).err()?;
+    Some(denied(
+        cx,
+        policy,
+        None,
+        &format!("failed to configure policy: {e}"),
+        "",
+    ))
+}
+
+/// Whether `policy` applies to the request, at which version.
+async fn match_policy(
+    cx: &Context<'_>,
+    policy: &Compiled,
+    attrs: &Attrs<'_>,
+    old: Option<&Value>,
+    equivalents: &[String],
+    namespace: &mut Option<Value>,
+) -> ApiResult<PolicyMatch> {
+    let req = cx.req;
+    let Some(version) = policy.constraints.matched_version(attrs, equivalents, true) else {
+        return Ok(PolicyMatch::No);
+    };
+    if !policy.constraints.object_matches(cx.object, old) {
+        return Ok(PolicyMatch::No);
+    }
+    if namespace.is_none() {
+        *namespace = Some(read_namespace(cx.store, req, cx.object).await?);
+    }
+    let ns = namespace.clone().unwrap_or(Value::Null);
+    if !policy
+        .constraints
+        .namespace_matches(namespace_labels(req, cx.object, &ns))
+    {
+        return Ok(PolicyMatch::No);
+    }
+    let param = match &policy.param_kind {
+        None => None,
+        Some(k) => match params::resolve(cx.catalog, k) {
+            Ok(r) => Some((k.clone(), r)),
+            Err(_) => return Ok(PolicyMatch::Failed),
+        },
+    };
+    let mut object = cx.object.clone();
+    let mut old = old.cloned();
+    if version != attrs.version {
+        for o in std::iter::once(&mut object).chain(old.iter_mut()) {
+            if let Err(e) = keelson_registry::conversion::convert(o, &version) {
+                if policy.ignore_errors {
+                    return Ok(PolicyMatch::No);
+                }
+                return Err(denied(
+                    cx,
+                    policy,
+                    None,
+                    &format!("failed to configure policy: failed to convert object version: {e}"),
+                    "",
+                ));
+            }
+            if let Some(m) = o.as_object_mut() {
+                m.insert(
+                    "apiVersion".into(),
+                    Value::from(if req.gr.group.is_empty() {
+                        version.clone()
+                    } else {
+                        format!("{}/{version}", req.gr.group)
+                    }),
+                );
+            }
+        }
+    }
+    let request = request_json(req, attrs.name, &version);
+    Ok(PolicyMatch::Yes(Box::new(Matched {
+        object,
+        old,
+        request,
+        param,
+    })))
+}
+
+/// The labels a namespace selector sees: the Namespace's own for a
+/// Namespace, the request namespace's for a namespaced request, `None`
+/// (always matching) for another cluster-scoped one.
+fn namespace_labels<'v>(
+    req: &AdmissionRequest,
+    object: &'v Value,
+    ns: &'v Value,
+) -> Option<Option<&'v Value>> {
+    if is_namespace(&req.gr) {
+        Some(object.get("metadata").and_then(|m| m.get("labels")))
+    } else if req.namespace.is_empty() {
+        None
+    } else {
+        Some(ns.get("metadata").and_then(|m| m.get("labels")))
+    }
+}
+
 fn is_namespace(gr: &GroupResource) -> bool {
     gr.group.is_empty() && gr.resource == "namespaces"
 }
 
-/// `namespaceObject`: the request's namespace (null when cluster-scoped; a
-/// Namespace is its own).
-async fn namespace_object(
+/// The request's namespace from the store (null when cluster-scoped or
+/// missing; a Namespace request reads none).
+async fn read_namespace(
     store: &Arc<dyn StoreApi>,
     req: &AdmissionRequest,
-    object: &Value,
+    _object: &Value,
 ) -> ApiResult<Value> {
-    if is_namespace(&req.gr) {
-        return Ok(object.clone());
-    }
-    if req.namespace.is_empty() {
+    if req.namespace.is_empty() || is_namespace(&req.gr) {
         return Ok(Value::Null);
     }
     let key = ObjectKey::new(GroupResource::new("", "namespaces"), "", &req.namespace);
@@ -231,6 +440,44 @@ async fn namespace_object(
         Err(e) if e.is_not_found() => Ok(Value::Null),
         Err(e) => Err(e),
     }
+}
+
+/// `namespaceObject` as kube's `CreateNamespaceObject` trims it: the
+/// namespace's spec, status and identifying metadata; null for a
+/// cluster-scoped request and for a Namespace itself.
+fn namespace_object(req: &AdmissionRequest, ns: &Value) -> Value {
+    if req.namespace.is_empty() || is_namespace(&req.gr) || !ns.is_object() {
+        return Value::Null;
+    }
+    let mut meta = serde_json::Map::new();
+    if let Some(m) = ns.get("metadata").and_then(Value::as_object) {
+        for k in [
+            "name",
+            "generateName",
+            "namespace",
+            "uid",
+            "resourceVersion",
+            "generation",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "labels",
+            "annotations",
+            "finalizers",
+        ] {
+            if let Some(v) = m.get(k) {
+                meta.insert(k.into(), v.clone());
+            }
+        }
+    }
+    let mut out = serde_json::Map::new();
+    out.insert("metadata".into(), Value::Object(meta));
+    out.insert("spec".into(), ns.get("spec").cloned().unwrap_or(json!({})));
+    out.insert(
+        "status".into(),
+        ns.get("status").cloned().unwrap_or(json!({})),
+    );
+    Value::Object(out)
 }
 
 /// The failed validations of one policy for one request.
@@ -245,18 +492,24 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
             }]
         }
     };
+    // Any false condition skips the policy; else errors are one
+    // aggregate (kube's matchconditions matcher).
+    let mut cond_errors = Vec::new();
     for (_, cond) in &policy.conditions {
         match cond.eval(act) {
             Ok(Outcome::Bool(true)) => {}
             Ok(Outcome::Bool(false)) => return Vec::new(),
-            Ok(other) => {
-                return error(format!(
-                    "compilation error: expression '{}' returned {other:?}, want bool",
-                    cond.source
-                ))
-            }
-            Err(e) => return error(e),
+            Ok(other) => cond_errors.push(format!(
+                "compilation error: expression '{}' returned {other:?}, want bool",
+                cond.source
+            )),
+            Err(e) => cond_errors.push(e),
         }
+    }
+    match cond_errors.len() {
+        0 => {}
+        1 => return error(cond_errors.remove(0)),
+        _ => return error(format!("[{}]", cond_errors.join(", "))),
     }
     // Variables are evaluated in order; one that fails stays unbound and
     // only an expression that reads it fails (kube evaluates them lazily).
@@ -285,18 +538,22 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
         match v.expr.eval(act) {
             Ok(Outcome::Bool(true)) => {}
             Ok(Outcome::Bool(false)) => {
+                // messageExpression, when it gives a usable one-line
+                // string; else message; else the expression.
                 let from_expr = v
                     .message_expression
                     .as_ref()
                     .and_then(|m| match m.eval(act) {
-                        Ok(Outcome::Str(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s),
+                        Ok(Outcome::Str(s)) => Some(s.trim().to_string()),
                         _ => None,
-                    });
+                    })
+                    .filter(|s| !s.is_empty() && s.len() <= MAX_MESSAGE_BYTES && !s.contains('\n'));
                 let message = from_expr.unwrap_or_else(|| {
-                    if v.message.is_empty() {
-                        format!("failed expression: {}", v.expr.source)
+                    let m = v.message.trim();
+                    if m.is_empty() {
+                        format!("failed expression: {}", v.expr.source.trim())
                     } else {
-                        v.message.clone()
+                        m.to_string()
                     }
                 });
                 out.push(Decision {
@@ -315,25 +572,54 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
             Err(e) => out.extend(error(explain(e, &v.expr.source))),
         }
     }
+    // auditAnnotations: the values have nowhere to go (see
+    // docs/compatibility.md), but an error denies under Fail.
+    for (_, ann) in &policy.audit_annotations {
+        match ann.eval(act) {
+            Ok(Outcome::Str(_)) => {}
+            Ok(Outcome::Other(t)) if t == "null_type" => {}
+            Ok(other) => {
+                let t = match other {
+                    Outcome::Bool(_) => "bool".to_string(),
+                    Outcome::Other(t) => t,
+                    Outcome::Str(_) => "string".to_string(),
+                };
+                out.extend(error(format!(
+                    "valueExpression '{}' resulted in unsupported return type: {t}. Return type must be either string or null.",
+                    ann.source
+                )))
+            }
+            Err(e) => out.extend(error(explain(e, &ann.source))),
+        }
+    }
     out
 }
 
+/// kube's `MaxEvaluatedMessageExpressionSizeBytes`.
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
 /// kube's denial: `<resource> "<name>" is forbidden: ValidatingAdmissionPolicy
-/// '<p>' with binding '<b>' denied request: <message>`, its reason the
-/// validation's (Invalid by default) and the code that reason's.
+/// '<p>' with binding '<b>' denied request: <message>` (without a binding
+/// for a policy's configuration error), its reason the validation's
+/// (Invalid by default) and the code that reason's.
 fn denied(
-    req: &AdmissionRequest,
-    name: &str,
+    cx: &Context<'_>,
     policy: &Compiled,
-    binding: &Binding,
+    binding: Option<&Binding>,
     message: &str,
     reason: &str,
 ) -> ApiError {
-    let msg = format!(
-        "ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {message}",
-        policy.name, binding.name
-    );
-    let mut e = ApiError::forbidden(&req.gr, name, &msg);
+    let msg = match binding {
+        Some(b) => format!(
+            "ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {message}",
+            policy.name, b.name
+        ),
+        None => format!(
+            "ValidatingAdmissionPolicy '{}' denied request: {message}",
+            policy.name
+        ),
+    };
+    let mut e = ApiError::forbidden(&cx.req.gr, cx.display_name, &msg);
     let (reason, code) = match reason {
         "Forbidden" => (StatusReason::Forbidden, 403),
         "Unauthorized" => (StatusReason::Unauthorized, 401),

@@ -25,7 +25,7 @@ pub(crate) struct Selector {
 }
 
 impl Selector {
-    fn from_json(v: Option<&Value>) -> Selector {
+    pub(crate) fn from_json(v: Option<&Value>) -> Selector {
         let Some(v) = v.filter(|v| v.is_object()) else {
             return Selector::default();
         };
@@ -121,6 +121,7 @@ impl Rule {
 }
 
 /// A request as the rules see it.
+#[derive(Clone, Copy)]
 pub(crate) struct Attrs<'a> {
     pub(crate) group: &'a str,
     pub(crate) version: &'a str,
@@ -161,6 +162,8 @@ pub(crate) struct MatchResources {
     excluded: Vec<Rule>,
     pub(crate) namespace_selector: Selector,
     object_selector: Selector,
+    /// `matchPolicy: Exact` (the default is Equivalent).
+    exact: bool,
 }
 
 impl MatchResources {
@@ -176,25 +179,46 @@ impl MatchResources {
             excluded: rules("excludeResourceRules"),
             namespace_selector: Selector::from_json(v.and_then(|v| v.get("namespaceSelector"))),
             object_selector: Selector::from_json(v.and_then(|v| v.get("objectSelector"))),
+            exact: v.and_then(|v| v.get("matchPolicy")).and_then(Value::as_str) == Some("Exact"),
         }
     }
 
-    /// The rules and the object selector (the namespace selector needs the
-    /// namespace: see [`MatchResources::namespace_matches`]). With
-    /// `require_rules` false (a binding), no resource rules match all.
-    pub(crate) fn matches(
+    /// The version of the request's resource the rules match: the
+    /// request's own, else (under `matchPolicy: Equivalent`) the first of
+    /// `equivalents` (the resource's other served versions) a rule names;
+    /// `None` when excluded or not matched. With `require_rules` false (a
+    /// binding), no resource rules match all.
+    pub(crate) fn matched_version(
         &self,
         a: &Attrs,
-        object: &Value,
-        old: Option<&Value>,
+        equivalents: &[String],
         require_rules: bool,
-    ) -> bool {
-        if (require_rules || !self.rules.is_empty()) && !self.rules.iter().any(|r| r.matches(a)) {
-            return false;
+    ) -> Option<String> {
+        let versions: Vec<&str> = std::iter::once(a.version)
+            .chain(
+                equivalents
+                    .iter()
+                    .filter(|_| !self.exact)
+                    .map(String::as_str),
+            )
+            .collect();
+        let hit = |rules: &[Rule]| {
+            versions.iter().copied().find(|&version| {
+                let at = Attrs { version, ..*a };
+                rules.iter().any(|r| r.matches(&at))
+            })
+        };
+        if hit(&self.excluded).is_some() {
+            return None;
         }
-        if self.excluded.iter().any(|r| r.matches(a)) {
-            return false;
+        if !require_rules && self.rules.is_empty() {
+            return Some(a.version.to_string());
         }
+        hit(&self.rules).map(str::to_string)
+    }
+
+    /// The object selector against the new or the old object.
+    pub(crate) fn object_matches(&self, object: &Value, old: Option<&Value>) -> bool {
         let labels = |o: &Value| o.get("metadata").and_then(|m| m.get("labels")).cloned();
         self.object_selector.is_empty()
             || self.object_selector.matches(labels(object).as_ref())
@@ -218,6 +242,7 @@ pub(crate) struct Binding {
     pub(crate) policy_name: String,
     pub(crate) actions: Vec<String>,
     pub(crate) matching: Option<MatchResources>,
+    pub(crate) param_ref: Option<super::params::ParamRef>,
 }
 
 impl Binding {
@@ -235,6 +260,7 @@ impl Binding {
                 .and_then(|s| s.get("matchResources"))
                 .filter(|m| m.is_object())
                 .map(|m| MatchResources::from_json(Some(m))),
+            param_ref: super::params::ParamRef::from_json(spec.and_then(|s| s.get("paramRef"))),
         }
     }
 }

@@ -5,6 +5,8 @@
 
 mod evaluate;
 mod matching;
+mod params;
+mod status;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -56,6 +58,8 @@ pub(crate) struct Policies {
     state: Arc<RwLock<State>>,
     synced: watch::Sender<bool>,
     follower: Mutex<Option<JoinHandle<()>>>,
+    /// The parameter objects bindings read.
+    params: params::ParamCache,
 }
 
 impl Policies {
@@ -65,6 +69,7 @@ impl Policies {
             state: Arc::new(RwLock::new(State::default())),
             synced: watch::channel(false).0,
             follower: Mutex::new(None),
+            params: params::ParamCache::default(),
         }
     }
 
@@ -80,7 +85,8 @@ impl Policies {
             )
             .report_synced(self.synced.clone());
             let state = Arc::downgrade(&self.state);
-            *follower = Some(tokio::spawn(follow(informer, state)));
+            let status = status::StatusWriter::new(store.clone());
+            *follower = Some(tokio::spawn(follow(informer, state, status)));
         }
     }
 
@@ -89,6 +95,7 @@ impl Policies {
     pub(crate) async fn admit(
         &self,
         store: &Arc<dyn StoreApi>,
+        catalog: &crate::registry::CatalogSnapshot,
         req: &AdmissionRequest,
         object: &Value,
         display_name: &str,
@@ -113,7 +120,15 @@ impl Policies {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
-        evaluate::run(store, req, object, display_name, &pairs).await
+        let cx = evaluate::Context {
+            store,
+            catalog,
+            params: &self.params,
+            req,
+            object,
+            display_name,
+        };
+        evaluate::run(cx, &pairs).await
     }
 }
 
@@ -147,9 +162,31 @@ fn apply(st: &mut State, gr: &GroupResource, obj: &Value, deleted: bool) {
     }
 }
 
-async fn follow(mut informer: Informer, state: std::sync::Weak<RwLock<State>>) {
+async fn follow(
+    mut informer: Informer,
+    state: std::sync::Weak<RwLock<State>>,
+    status: status::StatusWriter,
+) {
     loop {
         let event = informer.next().await;
+        // Policies whose status lags their generation (kube's
+        // ValidatingAdmissionPolicy status controller).
+        match &event {
+            Event::Listed(listings) => {
+                for l in listings.iter().filter(|l| l.resource == policies()) {
+                    for item in &l.items {
+                        status.observe(item);
+                    }
+                }
+            }
+            Event::Changed(gr, change)
+                if *gr == policies()
+                    && !matches!(change.event_type, keelson_api::EventType::Deleted) =>
+            {
+                status.observe(&change.object);
+            }
+            _ => {}
+        }
         let Some(st) = state.upgrade() else { return };
         let Ok(mut st) = st.write() else { return };
         match event {
