@@ -69,6 +69,19 @@ fn scenario(mode: Mode) {
     );
     assert_eq!(spec["tolerations"][0]["tolerationSeconds"], 300);
 
+    // kube-apiserver's system classes exist, and resolve.
+    let pc = json(&c.ok(&["get", "priorityclass", "system-node-critical", "-o", "json"]));
+    assert_eq!(pc["value"], 2_000_001_000);
+    assert!(pc["metadata"]["uid"]
+        .as_str()
+        .is_some_and(|u| !u.is_empty()));
+    c.ok_stdin(
+        &["apply", "-n", "p1", "-f", "-"],
+        &pod_yaml("critical", "  priorityClassName: system-cluster-critical\n"),
+    );
+    let critical = json(&c.ok(&["get", "pod", "critical", "-n", "p1", "-o", "json"]));
+    assert_eq!(critical["spec"]["priority"], 2_000_000_000);
+
     // Priority: an unknown class.
     let err = c.fails(
         &["apply", "-n", "p1", "-f", "-"],

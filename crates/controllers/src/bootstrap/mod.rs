@@ -9,8 +9,9 @@
 //! - [`apiserver_objects`]: the `kubernetes` Service, Endpoints and
 //!   EndpointSlice in `default` pointing at the API server's address, the
 //!   IPAddress of the Service's `10.96.0.1`, the default ServiceCIDR
-//!   `kubernetes`, and `kube-system/extension-apiserver-authentication`
-//!   with the client CA.
+//!   `kubernetes`, `kube-system/extension-apiserver-authentication`
+//!   with the client CA, and the PriorityClasses `system-node-critical`
+//!   and `system-cluster-critical`.
 //! - [`flowcontrol`]: kube's API Priority and Fairness bootstrap
 //!   FlowSchemas and PriorityLevelConfigurations, and the FlowSchemas'
 //!   `Dangling` conditions.
@@ -224,7 +225,8 @@ async fn upsert(
 
 /// The API server's own objects: the `kubernetes` Service, Endpoints and
 /// EndpointSlice in `default` for `addr`, the IPAddress of its cluster IP,
-/// the default ServiceCIDR `kubernetes`, and the published client CA.
+/// the default ServiceCIDR `kubernetes`, the published client CA, and
+/// kube's system PriorityClasses (created when missing).
 pub async fn reconcile_apiserver_objects(
     store: &dyn StoreApi,
     addr: SocketAddr,
@@ -332,8 +334,40 @@ pub async fn reconcile_apiserver_objects(
         &["data"],
     )
     .await?;
+    // kube's `scheduling/bootstrap-system-priority-classes` hook: created
+    // when missing, left alone otherwise.
+    for (name, value, description) in SYSTEM_PRIORITY_CLASSES {
+        let pc = json!({
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+            "description": description,
+            "preemptionPolicy": "PreemptLowerPriority",
+        });
+        let key = ObjectKey::new(
+            GroupResource::new("scheduling.k8s.io", "priorityclasses"),
+            "",
+            name,
+        );
+        upsert(store, &key, pc, &[]).await?;
+    }
     Ok(())
 }
+
+/// kube's `SystemPriorityClasses`: name, value, description.
+const SYSTEM_PRIORITY_CLASSES: [(&str, i64, &str); 2] = [
+    (
+        "system-node-critical",
+        2_000_001_000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2_000_000_000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+];
 
 /// Keep the API server's own objects ([`reconcile_apiserver_objects`]) in
 /// place, every [`APISERVER_OBJECTS_INTERVAL`] (a failure is retried a
