@@ -275,6 +275,28 @@ fn corpus() -> Vec<(&'static str, &'static str, &'static str, Value)> {
                 "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}],
                 "clientConfig": {"url": "https://hooks.example.com/mutate"}}]}),
         ),
+        (
+            "node.k8s.io",
+            "runtimeclasses",
+            "",
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": meta("gvisor"),
+            "handler": "runsc", "overhead": {"podFixed": {"cpu": "250m", "memory": "64Mi"}},
+            "scheduling": {"nodeSelector": {"runtime": "gvisor"},
+                "tolerations": [{"key": "runtime", "operator": "Equal", "value": "gvisor", "effect": "NoSchedule"}]}}),
+        ),
+        (
+            "apps",
+            "deployments",
+            "default",
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta("warned"),
+            "spec": {"selector": {"matchLabels": {"app": "w"}}, "template": {"metadata": {"labels": {"app": "w"},
+                "annotations": {"seccomp.security.alpha.kubernetes.io/pod": "runtime/default"}},
+                "spec": {"nodeSelector": {"beta.kubernetes.io/os": "linux"}, "terminationGracePeriodSeconds": -1,
+                    "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}],
+                    "containers": [{"name": "c", "image": "i", "resources": {"requests": {"memory": "100m"}},
+                        "ports": [{"containerPort": 80}, {"containerPort": 80, "hostIP": "1.2.3.4"}],
+                        "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "$(A)"}]}]}}}}),
+        ),
     ]
 }
 

@@ -481,6 +481,12 @@ async fn valid_objects_and_updates_pass() {
             "",
             json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"}, "provisioner": "kubernetes.io/no-provisioner"}),
         ),
+        (
+            "node.k8s.io",
+            "runtimeclasses",
+            "",
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata-qemu", "overhead": {"podFixed": {"cpu": "250m", "memory": "160Mi"}}, "scheduling": {"nodeSelector": {"katacontainers.io/kata-runtime": "true"}, "tolerations": [{"key": "kata", "operator": "Exists", "effect": "NoSchedule"}]}}),
+        ),
     ];
     for (group, resource, ns, obj) in creates {
         let name = obj["metadata"]["name"].clone();
@@ -531,6 +537,13 @@ async fn valid_objects_and_updates_pass() {
             json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "s"}, "provisioner": "a.io/x", "allowVolumeExpansion": true}),
         ),
         (
+            "node.k8s.io",
+            "runtimeclasses",
+            "",
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata"}),
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata", "labels": {"a": "b"}}, "handler": "kata", "scheduling": {"nodeSelector": {"kata": "true"}}}),
+        ),
+        (
             "",
             "services",
             "default",
@@ -543,4 +556,30 @@ async fn valid_objects_and_updates_pass() {
             panic!("update {resource}: {}", e.message);
         }
     }
+}
+
+#[tokio::test]
+async fn runtime_class_rules() {
+    const NODE: &str = "node.k8s.io";
+    let rc = |handler: &str| {
+        json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "rc"}, "handler": handler,
+            "scheduling": {"nodeSelector": {"bad key!": "v"}}})
+    };
+    assert_eq!(
+        message(create(NODE, "runtimeclasses", "", rc("Bad_Handler"))).await,
+        "RuntimeClass.node.k8s.io \"rc\" is invalid: [handler: Invalid value: \"Bad_Handler\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), scheduling.nodeSelector: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]"
+    );
+    // A missing handler is kube's Invalid "", not a schema Required.
+    let none =
+        json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "rc"}});
+    assert_eq!(
+        message(create(NODE, "runtimeclasses", "", none)).await,
+        "RuntimeClass.node.k8s.io \"rc\" is invalid: handler: Invalid value: \"\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+    );
+    let old = json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "rc"}, "handler": "a"});
+    let new = json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "rc"}, "handler": "b"});
+    assert_eq!(
+        message(update(NODE, "runtimeclasses", "", old, new)).await,
+        "RuntimeClass.node.k8s.io \"rc\" is invalid: handler: Invalid value: \"b\": field is immutable"
+    );
 }

@@ -19,6 +19,7 @@ mod core_pod;
 mod core_service;
 mod events;
 mod networking;
+mod node;
 mod path;
 mod policy;
 mod rbac;
@@ -85,6 +86,7 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
                 "admissionregistration.k8s.io",
                 "MutatingWebhookConfiguration"
             )
+            | ("node.k8s.io", "RuntimeClass")
     )
 }
 
@@ -108,6 +110,7 @@ fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<Fie
         "storage.k8s.io" => storage::validate(kind, w, obj),
         "events.k8s.io" => events::validate(kind, w, obj),
         "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
+        "node.k8s.io" => node::validate(kind, w, obj),
         _ => Vec::new(),
     }
 }
