@@ -403,3 +403,395 @@ async fn a_failing_variable_fails_only_the_expressions_that_read_it() {
         e.message
     );
 }
+
+async fn put_object(store: &MemStore, group: &str, resource: &str, obj: Value) {
+    let ns = obj["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let key = ObjectKey::new(GroupResource::new(group, resource), &ns, &name);
+    store
+        .create(&key, obj, CreateOptions::default())
+        .await
+        .unwrap();
+}
+
+fn config_map(namespace: &str, name: &str, max: &str, labels: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "data": {"max": max}})
+}
+
+/// A policy reading its limit from a ConfigMap param.
+fn param_policy() -> Value {
+    policy(
+        json!({"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}}),
+        json!({"expression": "object.spec.replicas <= int(params.data.max)",
+            "messageExpression": "'replicas must be no greater than ' + params.data.max + ' (' + params.metadata.name + ')'"}),
+    )
+}
+
+fn param_binding(param_ref: Value) -> Value {
+    let mut b = binding(json!(["Deny"]), None);
+    b["spec"]["paramRef"] = param_ref;
+    b
+}
+
+async fn with_objects(policy: Value, binding: Value, objects: Vec<Value>) -> LocalAdmission {
+    let store = Arc::new(MemStore::default());
+    put(&store, "validatingadmissionpolicies", "", policy).await;
+    put(&store, "validatingadmissionpolicybindings", "", binding).await;
+    for o in objects {
+        put_object(&store, "", "configmaps", o).await;
+    }
+    admission_over(store).await
+}
+
+#[tokio::test]
+async fn params_by_name_default_to_the_request_namespace() {
+    let adm = with_objects(
+        param_policy(),
+        param_binding(json!({"name": "limits", "parameterNotFoundAction": "Deny"})),
+        vec![
+            config_map("default", "limits", "3", json!({})),
+            config_map("other", "limits", "50", json!({})),
+        ],
+    )
+    .await;
+    assert!(create_deploy(&adm, 3).await.is_ok());
+    let e = create_deploy(&adm, 4).await.unwrap_err();
+    assert_eq!(e.code, 422);
+    assert_eq!(
+        e.message,
+        "deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 3 (limits)"
+    );
+    // An explicit namespace wins.
+    let adm = with_objects(
+        param_policy(),
+        param_binding(
+            json!({"name": "limits", "namespace": "other", "parameterNotFoundAction": "Deny"}),
+        ),
+        vec![config_map("other", "limits", "50", json!({}))],
+    )
+    .await;
+    assert!(create_deploy(&adm, 40).await.is_ok());
+}
+
+#[tokio::test]
+async fn params_by_selector_evaluate_once_per_param() {
+    let adm = with_objects(
+        param_policy(),
+        param_binding(json!({"selector": {"matchLabels": {"limits": "replicas"}}, "parameterNotFoundAction": "Allow"})),
+        vec![
+            config_map("default", "loose", "8", json!({"limits": "replicas"})),
+            config_map("default", "strict", "4", json!({"limits": "replicas"})),
+            config_map("default", "unrelated", "1", json!({})),
+        ],
+    )
+    .await;
+    assert!(create_deploy(&adm, 4).await.is_ok());
+    let e = create_deploy(&adm, 6).await.unwrap_err();
+    assert!(
+        e.message
+            .ends_with("denied request: replicas must be no greater than 4 (strict)"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn missing_params_follow_parameter_not_found_action() {
+    let adm = with_objects(
+        param_policy(),
+        param_binding(json!({"name": "absent", "parameterNotFoundAction": "Deny"})),
+        vec![],
+    )
+    .await;
+    let e = create_deploy(&adm, 1).await.unwrap_err();
+    assert_eq!(
+        e.to_status_json(),
+        json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+            "reason": "Invalid",
+            "details": {"name": "big", "group": "apps", "kind": "deployments",
+                "causes": [{"message": "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"}]},
+            "code": 422
+        })
+    );
+    // Allow: nothing to evaluate, admitted.
+    let adm = with_objects(
+        param_policy(),
+        param_binding(json!({"selector": {}, "parameterNotFoundAction": "Allow"})),
+        vec![],
+    )
+    .await;
+    assert!(create_deploy(&adm, 100).await.is_ok());
+    // failurePolicy Ignore skips the configuration error.
+    let mut p = param_policy();
+    p["spec"]["failurePolicy"] = json!("Ignore");
+    let adm = with_objects(
+        p,
+        param_binding(json!({"name": "absent", "parameterNotFoundAction": "Deny"})),
+        vec![],
+    )
+    .await;
+    assert!(create_deploy(&adm, 100).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_param_kind_not_served_is_a_policy_configuration_error() {
+    let p = policy(
+        json!({"paramKind": {"apiVersion": "example.com/v1", "kind": "Limits"}}),
+        json!({"expression": "object.spec.replicas <= params.max"}),
+    );
+    let adm = with_objects(
+        p,
+        param_binding(json!({"name": "x", "parameterNotFoundAction": "Deny"})),
+        vec![],
+    )
+    .await;
+    let e = create_deploy(&adm, 1).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.to_status_json()["reason"].clone()),
+        (422, json!("Invalid"))
+    );
+    assert_eq!(
+        e.message,
+        "deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Limits'"
+    );
+    // A binding without paramRef evaluates with params null.
+    let p = policy(
+        json!({"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}}),
+        json!({"expression": "params == null", "message": "params given"}),
+    );
+    let adm = with_objects(p, binding(json!(["Deny"]), None), vec![]).await;
+    assert!(create_deploy(&adm, 1).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_cluster_scoped_request_cannot_default_a_namespaced_param() {
+    let p = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "max-replicas"},
+        "spec": {"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["namespaces"]}]},
+            "validations": [{"expression": "true"}]}});
+    let adm = with_objects(
+        p,
+        param_binding(json!({"name": "x", "parameterNotFoundAction": "Deny"})),
+        vec![],
+    )
+    .await;
+    let ns = create(
+        "",
+        "namespaces",
+        "",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}}),
+    );
+    assert_eq!(
+        adm.admit(ns).await.unwrap_err().message,
+        "namespaces \"fresh\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
+    );
+}
+
+#[tokio::test]
+async fn request_carries_user_options_and_kinds() {
+    let p = policy(
+        json!({}),
+        json!({"expression": "false",
+            "messageExpression": "request.userInfo.username + ' ' + request.userInfo.groups[0] + ' ' + request.userInfo.uid + ' ' + request.options.fieldManager + ' ' + request.kind.kind + ' ' + request.requestResource.version + ' ' + string(request.dryRun) + ' ' + request.uid + '|' + string(has(request.subResource)) + ' ' + string(request.object == null)"}),
+    );
+    let adm = with(p, binding(json!(["Deny"]), None)).await;
+    let mut req = create(
+        "apps",
+        "deployments",
+        "default",
+        deployment("big", 1, json!({})),
+    );
+    req.user = Some(keelson_api::UserInfo {
+        username: "alice".into(),
+        uid: "u-1".into(),
+        groups: vec!["devs".into(), "system:authenticated".into()],
+        extra: Default::default(),
+    });
+    req.options = Some(
+        json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "kubectl-create"}),
+    );
+    let e = adm.admit(req).await.unwrap_err();
+    assert!(
+        e.message.ends_with(
+            "denied request: alice devs u-1 kubectl-create Deployment v1 false |false true"
+        ),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn namespace_object_is_null_for_cluster_scoped_requests() {
+    let p = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "max-replicas"},
+        "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["namespaces"]}]},
+            "validations": [{"expression": "namespaceObject != null", "messageExpression": "'namespace ' + request.namespace + ' has no namespaceObject'"}]}});
+    let adm = with(p, binding(json!(["Deny"]), None)).await;
+    let ns = create(
+        "",
+        "namespaces",
+        "",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}}),
+    );
+    assert!(adm
+        .admit(ns)
+        .await
+        .unwrap_err()
+        .message
+        .ends_with("denied request: namespace fresh has no namespaceObject"));
+}
+
+#[tokio::test]
+async fn message_expression_falls_back_as_kube() {
+    for (message_expression, want) in [
+        ("'  spaced  '", "spaced"),
+        ("''", "static message"),
+        ("'two\\nlines'", "static message"),
+        ("object.spec.nope", "static message"),
+        ("1", "static message"),
+    ] {
+        let p = policy(
+            json!({}),
+            json!({"expression": "object.spec.replicas <= 5",
+                "messageExpression": message_expression, "message": "  static message "}),
+        );
+        let adm = with(p, binding(json!(["Deny"]), None)).await;
+        let e = create_deploy(&adm, 6).await.unwrap_err();
+        assert_eq!(
+            e.message,
+            format!("deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: {want}"),
+            "{message_expression}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn reasons_give_their_codes() {
+    for (reason, code) in [
+        ("Invalid", 422),
+        ("Forbidden", 403),
+        ("Unauthorized", 401),
+        ("RequestEntityTooLarge", 413),
+    ] {
+        let p = policy(
+            json!({}),
+            json!({"expression": "object.spec.replicas <= 5", "reason": reason}),
+        );
+        let adm = with(p, binding(json!(["Deny"]), None)).await;
+        let e = create_deploy(&adm, 6).await.unwrap_err();
+        assert_eq!(
+            (e.code, e.to_status_json()["reason"].clone()),
+            (code, json!(reason))
+        );
+    }
+}
+
+#[tokio::test]
+async fn audit_annotation_errors_deny_under_fail() {
+    let p = policy(
+        json!({"auditAnnotations": [{"key": "replicas", "valueExpression": "object.spec.replicas"}]}),
+        json!({"expression": "true"}),
+    );
+    let adm = with(p, binding(json!(["Audit"]), None)).await;
+    assert_eq!(
+        create_deploy(&adm, 1).await.unwrap_err().message,
+        "deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: valueExpression 'object.spec.replicas' resulted in unsupported return type: int. Return type must be either string or null."
+    );
+    let p = policy(
+        json!({"auditAnnotations": [{"key": "replicas", "valueExpression": "string(object.spec.replicas)"}]}),
+        json!({"expression": "true"}),
+    );
+    let adm = with(p, binding(json!(["Audit"]), None)).await;
+    assert!(create_deploy(&adm, 1).await.is_ok());
+}
+
+#[tokio::test]
+async fn match_policy_equivalent_sees_other_served_versions() {
+    let hpa = |api_version: &str| {
+        let mut spec = json!({"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+            "minReplicas": 1, "maxReplicas": 10});
+        if api_version == "autoscaling/v1" {
+            spec["targetCPUUtilizationPercentage"] = json!(80);
+        }
+        json!({"apiVersion": api_version, "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"}, "spec": spec})
+    };
+    let policy_for = |match_policy: &str| {
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "max-replicas"},
+            "spec": {"matchConstraints": {"matchPolicy": match_policy, "resourceRules": [{"apiGroups": ["autoscaling"], "apiVersions": ["v2"],
+                    "operations": ["CREATE"], "resources": ["horizontalpodautoscalers"]}]},
+                "validations": [{"expression": "false",
+                    "messageExpression": "'seen as ' + request.kind.version + ' (asked ' + request.requestKind.version + '), ' + object.apiVersion + ', metrics ' + string(has(object.spec.metrics))"}]}})
+    };
+    let adm = with(policy_for("Equivalent"), binding(json!(["Deny"]), None)).await;
+    let e = adm
+        .admit(create(
+            "autoscaling",
+            "horizontalpodautoscalers",
+            "default",
+            hpa("autoscaling/v1"),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message
+            .ends_with("denied request: seen as v2 (asked v1), autoscaling/v2, metrics true"),
+        "{}",
+        e.message
+    );
+    let adm = with(policy_for("Exact"), binding(json!(["Deny"]), None)).await;
+    assert!(adm
+        .admit(create(
+            "autoscaling",
+            "horizontalpodautoscalers",
+            "default",
+            hpa("autoscaling/v1")
+        ))
+        .await
+        .is_ok());
+}
+
+/// The status controller's part: once a policy is seen, its status shows
+/// the generation observed and an empty type check.
+#[tokio::test]
+async fn status_records_the_observed_generation() {
+    let store = Arc::new(MemStore::watchable());
+    let adm = admission_over(store.clone()).await;
+    assert!(create_deploy(&adm, 1).await.is_ok());
+    let mut p = max_replicas();
+    p["metadata"]["generation"] = json!(1);
+    put(&store, "validatingadmissionpolicies", "", p).await;
+    let key = ObjectKey::new(
+        GroupResource::new(
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies",
+        ),
+        "",
+        "max-replicas",
+    );
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = store.get(&key).await.unwrap()["status"].clone();
+        if !status.is_null() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, json!({"observedGeneration": 1, "typeChecking": {}}));
+    let stored = store.get(&key).await.unwrap();
+    assert_eq!(
+        stored["metadata"]["managedFields"][0]["manager"],
+        json!("validatingadmissionpolicy-status-controller")
+    );
+}

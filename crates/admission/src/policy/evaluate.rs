@@ -132,6 +132,8 @@ impl Compiled {
 struct Decision {
     message: String,
     reason: String,
+    /// An auditAnnotation's error: denied whatever the binding's actions.
+    always_deny: bool,
 }
 
 /// The `request` variable as kube's `CreateAdmissionRequest` builds it:
@@ -298,6 +300,9 @@ pub(crate) async fn run(
             act.bind("namespaceObject", &ns_object);
             for decision in decide(policy, &mut act) {
                 let msg = decision.message;
+                if decision.always_deny {
+                    return Err(denied(&cx, policy, Some(binding), &msg, &decision.reason));
+                }
                 for action in &binding.actions {
                     match action.as_str() {
                         "Deny" => {
@@ -489,6 +494,7 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
             vec![Decision {
                 message,
                 reason: String::new(),
+                always_deny: false,
             }]
         }
     };
@@ -563,6 +569,7 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
                     } else {
                         v.reason.clone()
                     },
+                    always_deny: false,
                 });
             }
             Ok(other) => out.extend(error(format!(
@@ -574,6 +581,13 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
     }
     // auditAnnotations: the values have nowhere to go (see
     // docs/compatibility.md), but an error denies under Fail.
+    let error = |message: String| {
+        let mut d = error(message);
+        for x in &mut d {
+            x.always_deny = true;
+        }
+        d
+    };
     for (_, ann) in &policy.audit_annotations {
         match ann.eval(act) {
             Ok(Outcome::Str(_)) => {}
