@@ -538,3 +538,91 @@ fn scale_without_label_selector_path() {
     assert_eq!(scale["spec"]["replicas"], 3, "{scale}");
     assert!(scale["status"].get("selector").is_none(), "{scale}");
 }
+
+/// Creating a custom object while its CRD is terminating (held by an
+/// object's finalizer) is kube 1.34's `403` from `forbidCreateAdmission`,
+/// for a POST and for an apply that would create; existing objects can
+/// still be updated.
+#[test]
+fn create_while_crd_terminating() {
+    let c = Cluster::start(Mode::Embedded);
+    let crd = FREEFORM
+        .replace("things.free", "holds.term")
+        .replace("free.example.com", "term.example.com")
+        .replace(
+            "{plural: things, singular: thing, kind: Thing, listKind: ThingList}",
+            "{plural: holds, singular: hold, kind: Hold, listKind: HoldList}",
+        );
+    establish(&c, &crd, "holds.term.example.com");
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: term.example.com/v1\nkind: Hold\nmetadata: {name: kept, namespace: default, finalizers: [example.com/hold]}\nspec: {a: 1}\n",
+    );
+    c.ok(&["delete", "crd", "holds.term.example.com", "--wait=false"]);
+    c.ok(&[
+        "wait",
+        "--for=condition=Terminating",
+        "crd/holds.term.example.com",
+        "--timeout=10s",
+    ]);
+    let base = format!(
+        "{}/apis/term.example.com/v1/namespaces/default/holds",
+        c.url
+    );
+    let send = |req: reqwest::RequestBuilder| {
+        block_on(async {
+            let r = req.send().await.expect("send");
+            let code = r.status().as_u16();
+            (code, r.json::<serde_json::Value>().await.expect("json"))
+        })
+    };
+    let forbidden = |name: &str| {
+        serde_json::json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("holds.term.example.com \"{name}\" is forbidden: create not allowed while custom resource definition is terminating"),
+            "reason": "Forbidden",
+            "details": {"name": name, "group": "term.example.com", "kind": "holds"},
+            "code": 403,
+        })
+    };
+    // The object may still be served a moment after the condition.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let (code, answer) = loop {
+        let (code, answer) = send(c.client().post(&base).json(&serde_json::json!({
+            "apiVersion": "term.example.com/v1", "kind": "Hold",
+            "metadata": {"name": "new"}, "spec": {"a": 2},
+        })));
+        if code == 403 || Instant::now() > deadline {
+            break (code, answer);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(code, 403, "{answer}");
+    assert_eq!(answer, forbidden("new"));
+    let (code, answer) = send(
+        c.client()
+            .patch(format!("{base}/applied?fieldManager=test"))
+            .header("Content-Type", "application/apply-patch+yaml")
+            .body("apiVersion: term.example.com/v1\nkind: Hold\nmetadata: {name: applied}\nspec: {a: 3}\n"),
+    );
+    assert_eq!(code, 403, "{answer}");
+    assert_eq!(answer, forbidden("applied"));
+    // kubectl shows kube's words.
+    let err = c.fails(
+        &["create", "-f", "-"],
+        Some("apiVersion: term.example.com/v1\nkind: Hold\nmetadata: {name: by-kubectl, namespace: default}\n"),
+    );
+    assert!(
+        err.contains(r#"holds.term.example.com "by-kubectl" is forbidden: create not allowed while custom resource definition is terminating"#),
+        "{err}"
+    );
+    // An existing object is still written.
+    c.ok(&[
+        "patch",
+        "hold",
+        "kept",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+}

@@ -287,12 +287,17 @@ pub(crate) async fn event_object(
     Ok(object)
 }
 
-/// kube's `405` for a create while the CRD is being deleted.
-pub(crate) fn check_create(info: &ResourceInfo) -> ApiResult<()> {
+/// kube 1.34's `forbidCreateAdmission`: a create of `name` (a POST, or
+/// an apply that creates) while the CRD is being deleted is `403`
+/// `<plural>.<group> "<name>" is forbidden: create not allowed while
+/// custom resource definition is terminating`.
+pub(crate) fn check_create(info: &ResourceInfo, name: &str) -> ApiResult<()> {
     if info.custom.as_ref().is_some_and(|c| c.terminating) {
-        let mut e = ApiError::method_not_supported(&info.gr(), "create");
-        e.message = "create not allowed while custom resource definition is terminating".into();
-        return Err(e);
+        return Err(ApiError::forbidden(
+            &info.gr(),
+            name,
+            "create not allowed while custom resource definition is terminating",
+        ));
     }
     Ok(())
 }

@@ -200,7 +200,6 @@ async fn dispatch(cx: &Ctx<'_>, verb: Option<Verb>, body: &mut RequestBody) -> H
         }
         (Verb::Get, _) => super::get::get(cx).await.map_err(plain),
         (Verb::Create, _) => {
-            super::custom::check_create(info).map_err(plain)?;
             let body = body.read().await.map_err(plain)?;
             super::create::create(cx, &body).await
         }

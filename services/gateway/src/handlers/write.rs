@@ -157,6 +157,7 @@ pub(crate) async fn create_object(
     fv: FieldValidation,
     dry: bool,
 ) -> HandlerResult {
+    super::custom::check_create(cx.info, meta_str(&obj, "name")).map_err(plain)?;
     strip_status_for_create(cx, &mut obj);
     if let Some(m) = meta_mut(&mut obj) {
         // Server-set fields are never taken from a create body.
