@@ -55,6 +55,187 @@ spec:
   validationActions: [Warn]
 "#;
 
+/// A limit read from ConfigMap params: by name (Deny) and by label
+/// selector (Warn, one evaluation per param), only in labelled namespaces.
+const PARAM_POLICY: &str = r#"apiVersion: v1
+kind: Namespace
+metadata:
+  name: limited
+  labels:
+    limits: "on"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: limits
+  namespace: limited
+  labels:
+    role: limit
+data:
+  max: "3"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: tight
+  namespace: limited
+  labels:
+    role: limit
+data:
+  max: "2"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: param-replicas
+spec:
+  paramKind:
+    apiVersion: v1
+    kind: ConfigMap
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= int(params.data.max)"
+    messageExpression: "'replicas must be at most ' + params.data.max + ' (from ' + params.metadata.name + ')'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: by-name
+spec:
+  policyName: param-replicas
+  validationActions: [Deny]
+  paramRef:
+    name: limits
+    parameterNotFoundAction: Deny
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        limits: "on"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: by-selector
+spec:
+  policyName: param-replicas
+  validationActions: [Warn]
+  paramRef:
+    selector:
+      matchLabels:
+        role: limit
+    parameterNotFoundAction: Allow
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        limits: "on"
+"#;
+
+/// Retry `check` until it holds (policies, params and status are followed
+/// asynchronously, as in kube).
+fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check() {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn params_scenario(c: &Cluster) {
+    c.ok_stdin(&["apply", "-f", "-"], PARAM_POLICY);
+    let four = [
+        "-n",
+        "limited",
+        "create",
+        "deployment",
+        "four",
+        "--image=nginx",
+        "--replicas=4",
+    ];
+    eventually("the param policy never took effect", || {
+        !c.kubectl(&[&four[..], &["--dry-run=server"]].concat())
+            .status
+            .success()
+    });
+    let err = c.fails(&four, None);
+    assert_eq!(
+        err.trim(),
+        "error: failed to create deployment: deployments.apps \"four\" is forbidden: ValidatingAdmissionPolicy 'param-replicas' with binding 'by-name' denied request: replicas must be at most 3 (from limits)"
+    );
+    // The 422 by reason Invalid, as kubectl shows a Status from a file.
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: five\n  namespace: limited\nspec:\n  replicas: 5\n  selector:\n    matchLabels: {app: five}\n  template:\n    metadata:\n      labels: {app: five}\n    spec:\n      containers: [{name: nginx, image: nginx}]\n";
+    let err = c.fails(&["create", "-f", "-"], Some(manifest));
+    assert_eq!(
+        err.trim(),
+        "The deployments \"five\" is invalid: : ValidatingAdmissionPolicy 'param-replicas' with binding 'by-name' denied request: replicas must be at most 3 (from limits)"
+    );
+    // Within the named limit, over one selected param's: a warning per
+    // failing param, from the Warn binding.
+    let out = c.kubectl(&[
+        "-n",
+        "limited",
+        "create",
+        "deployment",
+        "three",
+        "--image=nginx",
+        "--replicas=3",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Warning: Validation failed for ValidatingAdmissionPolicy 'param-replicas' with binding 'by-selector': replicas must be at most 2 (from tight)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("(from limits)"), "{stderr}");
+    // Outside the labelled namespaces the bindings do not apply.
+    c.ok(&[
+        "create",
+        "deployment",
+        "four",
+        "--image=nginx",
+        "--replicas=4",
+    ]);
+
+    // The status controller's part: generation observed, clean type check.
+    eventually("the policy status was never written", || {
+        c.ok(&[
+            "get",
+            "validatingadmissionpolicy",
+            "param-replicas",
+            "-o",
+            "jsonpath={.status.observedGeneration}",
+        ])
+        .trim()
+            == "1"
+    });
+
+    // The named param gone: parameterNotFoundAction Deny.
+    c.ok(&["-n", "limited", "delete", "configmap", "limits"]);
+    let one = [
+        "-n",
+        "limited",
+        "create",
+        "deployment",
+        "one",
+        "--image=nginx",
+        "--replicas=1",
+    ];
+    let mut last = String::new();
+    eventually("a missing param was never refused", || {
+        let out = c.kubectl(&[&one[..], &["--dry-run=server"]].concat());
+        last = String::from_utf8_lossy(&out.stderr).into_owned();
+        !out.status.success()
+    });
+    assert_eq!(
+        last.trim(),
+        "error: failed to create deployment: deployments.apps \"one\" is forbidden: ValidatingAdmissionPolicy 'param-replicas' with binding 'by-name' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"
+    );
+}
+
 const DENIED: &str = "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 5";
 
 fn scenario(mode: Mode) {
@@ -134,6 +315,8 @@ fn scenario(mode: Mode) {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+
+    params_scenario(&c);
 }
 
 #[test]
