@@ -32,7 +32,9 @@ use serde_json::Value;
 
 pub use decode::DecodeError;
 pub use lifecycle::IMMORTAL_NAMESPACES;
-pub use plugins::{PluginConfig, ALL_PLUGINS, DEFAULT_ON, DEFAULT_TOLERATION_SECONDS};
+pub use plugins::{
+    PluginConfig, PodSecurityConfig, ALL_PLUGINS, DEFAULT_ON, DEFAULT_TOLERATION_SECONDS,
+};
 
 /// The per-kind validation errors of a create of `obj`, a `group`/`kind`
 /// object that has been decoded and defaulted (what admission's
@@ -419,11 +421,13 @@ impl LocalAdmission {
         }
 
         // 4b. The built-in plugins' validating phase (LimitRanger's
-        // limits, PersistentVolumeClaimResize, ...).
+        // limits, PodSecurity, PersistentVolumeClaimResize, ...).
         if own_kind {
-            self.plugins
+            let w = self
+                .plugins
                 .validate(&self.store, &req, &object, &display_name)
                 .await?;
+            warnings.extend(w);
         }
 
         // 5. ValidatingAdmissionPolicy.

@@ -26,6 +26,8 @@ pub(crate) fn followed() -> Vec<GroupResource> {
         storage_classes(),
         ingress_classes(),
         runtime_classes(),
+        // PodSecurity's namespace labels.
+        GroupResource::new("", "namespaces"),
     ]
 }
 

@@ -10,6 +10,7 @@ mod cache;
 mod ingress_class;
 mod limit_ranger;
 mod node_taint;
+mod pod_security;
 mod priority;
 mod pvc_resize;
 mod runtime_class;
@@ -25,6 +26,8 @@ use std::sync::Arc;
 use keelson_api::{AdmissionRequest, StoreApi};
 use keelson_apimachinery::{ApiError, ApiResult};
 use serde_json::Value;
+
+pub use pod_security::PodSecurityConfig;
 
 /// Every plugin name kube-apiserver 1.34 registers, in its order
 /// (`AllOrderedPlugins`).
@@ -99,6 +102,7 @@ const BUILT_HERE: &[&str] = &[
     "LimitRanger",
     "ServiceAccount",
     "TaintNodesByCondition",
+    "PodSecurity",
     "Priority",
     "DefaultTolerationSeconds",
     "DefaultStorageClass",
@@ -124,6 +128,8 @@ pub struct PluginConfig {
     pub not_ready_toleration_seconds: i64,
     /// DefaultTolerationSeconds' unreachable toleration.
     pub unreachable_toleration_seconds: i64,
+    /// PodSecurity's defaults and exemptions.
+    pub pod_security: PodSecurityConfig,
 }
 
 impl Default for PluginConfig {
@@ -134,6 +140,7 @@ impl Default for PluginConfig {
             asked: BTreeSet::new(),
             not_ready_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             unreachable_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
+            pod_security: PodSecurityConfig::default(),
         }
     }
 }
@@ -243,11 +250,13 @@ pub(crate) struct Plugins {
     config: PluginConfig,
     cache: cache::Cache,
     limits: limit_ranger::LiveLookups,
+    pod_security: pod_security::State,
 }
 
 impl Plugins {
     pub(crate) fn new(config: PluginConfig) -> Plugins {
         Plugins {
+            pod_security: pod_security::State::new(&config.pod_security),
             config,
             cache: cache::Cache::new(),
             limits: limit_ranger::LiveLookups::default(),
@@ -306,14 +315,14 @@ impl Plugins {
         Ok(())
     }
 
-    /// The validating phase, in kube's order.
+    /// The validating phase, in kube's order: the warnings (PodSecurity's).
     pub(crate) async fn validate(
         &self,
         store: &Arc<dyn StoreApi>,
         req: &AdmissionRequest,
         object: &Value,
         name: &str,
-    ) -> ApiResult<()> {
+    ) -> ApiResult<Vec<String>> {
         let a = Attrs {
             store,
             cache: &self.cache,
@@ -321,11 +330,15 @@ impl Plugins {
             name,
         };
         let on = |p: &str| self.config.enabled(p);
+        let mut warnings = Vec::new();
         if on("LimitRanger") {
             limit_ranger::validate(&a, &self.limits, object).await?;
         }
         if on("ServiceAccount") {
             service_account::validate(&a, object).await?;
+        }
+        if on("PodSecurity") {
+            warnings = pod_security::validate(&a, &self.pod_security, object).await?;
         }
         if on("Priority") {
             priority::validate(&a, object).await?;
@@ -336,6 +349,6 @@ impl Plugins {
         if on("RuntimeClass") {
             runtime_class::validate(&a, object).await?;
         }
-        Ok(())
+        Ok(warnings)
     }
 }

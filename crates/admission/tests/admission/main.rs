@@ -9,6 +9,7 @@ mod defaults_groups;
 mod fuzz;
 mod lifecycle;
 mod plugins;
+mod pod_security;
 mod support;
 mod validate;
 mod validate_custom;
