@@ -53,6 +53,12 @@ fn template() -> Value {
 
 /// (group, resource, namespace, object): one valid object a kind.
 fn corpus() -> Vec<(&'static str, &'static str, &'static str, Value)> {
+    let mut all = builtin_corpus();
+    all.extend(crate::validate_kinds::valid_newer_kinds());
+    all
+}
+
+fn builtin_corpus() -> Vec<(&'static str, &'static str, &'static str, Value)> {
     let meta = |name: &str| json!({"name": name, "labels": labels()});
     let mut job_template = template();
     job_template["spec"]["restartPolicy"] = json!("Never");

@@ -583,3 +583,141 @@ async fn runtime_class_rules() {
         "RuntimeClass.node.k8s.io \"rc\" is invalid: handler: Invalid value: \"b\": field is immutable"
     );
 }
+
+fn slice(body: Value) -> Value {
+    let mut s = json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": {"name": "web-abc"}});
+    for (k, v) in body.as_object().unwrap() {
+        s[k] = v.clone();
+    }
+    s
+}
+
+#[tokio::test]
+async fn endpoint_slice_mistakes() {
+    const ES: &str = "discovery.k8s.io";
+    let msg = message(create(
+        ES,
+        "endpointslices",
+        "default",
+        slice(json!({
+        "addressType": "IP", "endpoints": [{"addresses": []}]})),
+    ))
+    .await;
+    assert_eq!(
+        msg,
+        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: [addressType: Unsupported value: \"IP\": supported values: \"FQDN\", \"IPv4\", \"IPv6\", endpoints[0].addresses: Required value: must contain at least 1 address]"
+    );
+    let msg = message(create(
+        ES,
+        "endpointslices",
+        "default",
+        slice(json!({
+        "addressType": "FQDN",
+        "endpoints": [{"addresses": ["localhost", "Bad_Host.example.com", "ok.example.com."],
+            "nodeName": "Node_1", "hostname": "a.b",
+            "hints": {"forZones": [{"name": "z1"}, {"name": "z1"}]}}],
+        "ports": [{"name": "http", "port": 80, "protocol": "TCP"},
+            {"name": "http", "port": 81, "protocol": "ICMP", "appProtocol": "bad proto"}]})),
+    ))
+    .await;
+    assert_eq!(
+        msg,
+        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: [ports[1].name: Duplicate value: \"http\", ports[1].protocol: Unsupported value: \"ICMP\": supported values: \"SCTP\", \"TCP\", \"UDP\", ports[1].appProtocol: Invalid value: \"bad proto\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), endpoints[0].addresses[0]: Invalid value: \"localhost\": should be a domain with at least two segments separated by dots, endpoints[0].addresses[1]: Invalid value: \"Bad_Host.example.com\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), endpoints[0].nodeName: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), endpoints[0].hostname: Invalid value: \"a.b\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), endpoints[0].hints.forZones[1].name: Duplicate value: \"z1\"]"
+    );
+    let many: Vec<Value> = (0..101)
+        .map(|i| json!({"addresses": [format!("10.0.0.{}", i % 250)]}))
+        .collect();
+    let ports: Vec<Value> = (0..101)
+        .map(|i| json!({"name": format!("p{i}"), "port": 1000 + i, "protocol": "TCP"}))
+        .collect();
+    let addrs: Vec<String> = (0..101).map(|i| format!("10.0.1.{}", i % 250)).collect();
+    let msg = message(create(
+        ES,
+        "endpointslices",
+        "default",
+        slice(json!({
+        "addressType": "IPv4", "ports": ports, "endpoints": [{"addresses": addrs}]})),
+    ))
+    .await;
+    assert_eq!(
+        msg,
+        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: [ports: Too many: 101: must have at most 100 items, endpoints[0].addresses: Too many: 101: must have at most 100 items]"
+    );
+    let eps: Vec<Value> = (0..1001).map(|_| many[0].clone()).collect();
+    let msg = message(create(
+        ES,
+        "endpointslices",
+        "default",
+        slice(json!({
+        "addressType": "IPv4", "endpoints": eps})),
+    ))
+    .await;
+    assert_eq!(
+        msg,
+        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: endpoints: Too many: 1001: must have at most 1000 items"
+    );
+    let old = slice(json!({"addressType": "IPv4", "endpoints": [{"addresses": ["10.0.0.1"]}]}));
+    let new = slice(json!({"addressType": "IPv6", "endpoints": [{"addresses": ["10.0.0.1"]}]}));
+    assert_eq!(
+        message(update(ES, "endpointslices", "default", old, new)).await,
+        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: addressType: Invalid value: \"IPv6\": field is immutable"
+    );
+}
+
+/// Valid objects (with the optional fields real manifests use) of the kinds
+/// whose rules came last; the fuzz test mutates them too.
+pub(crate) fn valid_newer_kinds() -> Vec<(&'static str, &'static str, &'static str, Value)> {
+    vec![
+        (
+            "discovery.k8s.io",
+            "endpointslices",
+            "default",
+            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "web-x7k2p", "labels": {"kubernetes.io/service-name": "web",
+                "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}},
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.244.1.5"], "conditions": {"ready": true, "serving": true, "terminating": false},
+                "hostname": "web-0", "nodeName": "node-1.example", "zone": "us-east-1a",
+                "targetRef": {"kind": "Pod", "namespace": "default", "name": "web-0", "uid": "0f5e3c6e-1c2a-4a8e-9a53-3f1b2b8e6d11"},
+                "hints": {"forZones": [{"name": "us-east-1a"}]}},
+                {"addresses": ["10.244.2.7"], "conditions": {"ready": false}}],
+            "ports": [{"name": "http", "port": 8080, "protocol": "TCP", "appProtocol": "http"},
+                {"name": "metrics", "port": 9090, "protocol": "TCP"}]}),
+        ),
+        (
+            "discovery.k8s.io",
+            "endpointslices",
+            "default",
+            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "ext"}, "addressType": "FQDN",
+            "endpoints": [{"addresses": ["db.example.com."]}], "ports": [{"port": 5432}]}),
+        ),
+        (
+            "discovery.k8s.io",
+            "endpointslices",
+            "default",
+            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "empty"}, "addressType": "IPv6"}),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn newer_kinds_valid_objects_pass_create_and_update() {
+    let adm = admission().await;
+    for (group, resource, ns, obj) in valid_newer_kinds() {
+        let name = obj["metadata"]["name"].clone();
+        let created = match adm.admit(create(group, resource, ns, obj.clone())).await {
+            Ok(r) => r.object.expect("an admitted object"),
+            Err(e) => panic!("create {resource}/{name}: {}", e.message),
+        };
+        let mut changed = created.clone();
+        changed["metadata"]["labels"]["touched"] = json!("yes");
+        if let Err(e) = adm
+            .admit(update(group, resource, ns, created, changed))
+            .await
+        {
+            panic!("update {resource}/{name}: {}", e.message);
+        }
+    }
+}

@@ -17,6 +17,7 @@ mod core_config;
 mod core_other;
 mod core_pod;
 mod core_service;
+mod discovery;
 mod events;
 mod networking;
 mod node;
@@ -87,6 +88,7 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
                 "MutatingWebhookConfiguration"
             )
             | ("node.k8s.io", "RuntimeClass")
+            | ("discovery.k8s.io", "EndpointSlice")
     )
 }
 
@@ -109,6 +111,7 @@ fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<Fie
         "coordination.k8s.io" => coordination::validate(kind, w, obj),
         "storage.k8s.io" => storage::validate(kind, w, obj),
         "events.k8s.io" => events::validate(kind, w, obj),
+        "discovery.k8s.io" => discovery::validate(kind, w, obj),
         "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
         "node.k8s.io" => node::validate(kind, w, obj),
         _ => Vec::new(),
