@@ -35,6 +35,9 @@ use serde_json::{json, Value};
 /// How long the controller waits before re-syncing after a failure.
 pub const RETRY_AFTER: Duration = Duration::from_millis(500);
 
+/// How often a terminating CRD whose objects remain is looked at again.
+const PENDING_RECHECK: Duration = Duration::from_secs(2);
+
 /// The CRD controller.
 pub struct CrdController {
     store: Arc<dyn StoreApi>,
@@ -60,6 +63,7 @@ impl CrdController {
         let mut informer =
             Informer::new("CRD controller", self.store.clone(), vec![crd_resource()])
                 .retry_after(RETRY_AFTER)
+                .resync_every(PENDING_RECHECK)
                 .report_synced(self.synced.clone());
         let mut known = BTreeMap::new();
         let follow = async {
@@ -109,7 +113,29 @@ impl CrdController {
                     EventType::Bookmark | EventType::Error => {}
                 }
             }
-            Event::Resync => {}
+            Event::Resync => {
+                // A CRD whose objects are held by their finalizers: its
+                // status write changes nothing once the count is steady, so
+                // no event would bring the next step (kube's finalizing
+                // controller requeues it).
+                let pending: Vec<Value> = known
+                    .values()
+                    .filter(|c| {
+                        Crd::from_value(c).is_ok_and(|crd| {
+                            crd.terminating()
+                                && crd
+                                    .metadata
+                                    .finalizers
+                                    .iter()
+                                    .any(|f| f == CLEANUP_FINALIZER)
+                        })
+                    })
+                    .cloned()
+                    .collect();
+                for crd in pending {
+                    self.reconcile(&crd, known).await?;
+                }
+            }
         }
         Ok(())
     }

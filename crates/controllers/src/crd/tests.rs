@@ -127,3 +127,64 @@ async fn a_name_held_by_another_crd_is_not_accepted() {
     let est = conds.iter().find(|c| c["type"] == "Established").unwrap();
     assert_eq!(est["status"], "False");
 }
+
+#[tokio::test]
+async fn a_crd_goes_once_its_last_held_object_is_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<dyn StoreApi> = Arc::new(
+        keelson_storage::LocalStore::open(dir.path(), Default::default())
+            .await
+            .unwrap(),
+    );
+    tokio::spawn(CrdController::new(store.clone()).run(std::future::pending()));
+    let key = ObjectKey::new(crd_resource(), "", "holds.example.com");
+    store
+        .create(
+            &key,
+            crd("holds.example.com", "holds"),
+            CreateOptions::default(),
+        )
+        .await
+        .unwrap();
+    wait_for(&*store, &key, |o| {
+        o["status"]["acceptedNames"]["plural"] == "holds"
+            && o["metadata"]["finalizers"]
+                .as_array()
+                .is_some_and(|f| !f.is_empty())
+    })
+    .await;
+    let obj = ObjectKey::new(GroupResource::new("example.com", "holds"), "default", "h1");
+    store
+        .create(
+            &obj,
+            json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                   "metadata": {"name": "h1", "namespace": "default", "finalizers": ["example.com/hold"]}}),
+            CreateOptions::default(),
+        )
+        .await
+        .unwrap();
+    store.delete(&key, DeleteOptions::default()).await.unwrap();
+    // The controller reports the held object and then has nothing new to
+    // write: the count stays at one.
+    wait_for(&*store, &key, |o| {
+        o["status"]["conditions"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "Terminating" && c["reason"] == "InstanceDeletionPending")
+        })
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut held = store.get(&obj).await.unwrap();
+    held["metadata"]["finalizers"] = json!([]);
+    store
+        .update(&obj, held, keelson_api::UpdateOptions::default())
+        .await
+        .unwrap();
+    for _ in 0..300 {
+        if store.get(&key).await.is_err_and(|e| e.is_not_found()) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the CRD is still there after its last object was released");
+}
