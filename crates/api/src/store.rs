@@ -101,7 +101,8 @@ pub struct ListStream {
 /// object with `metadata.resourceVersion` set to the write's revision.
 #[async_trait]
 pub trait StoreApi: Send + Sync + 'static {
-    /// Create an object. Sets `uid`, `creationTimestamp`, `resourceVersion`,
+    /// Create an object. Sets `uid` (unless the object has one: the gateway
+    /// assigns it before admission), `creationTimestamp`, `resourceVersion`,
     /// `generation` (if tracked) and, with an empty name, a unique name from
     /// `metadata.generateName`. `409 AlreadyExists` if present.
     async fn create(&self, key: &ObjectKey, object: Value, opts: CreateOptions)

@@ -32,6 +32,7 @@ fn job_spec(spec: &mut serde_json::Map<String, Value>) {
     } else {
         or_set_str(spec, "podReplacementPolicy", "Failed");
     }
+    or_set(spec, "manualSelector", false);
 }
 
 /// CronJob: concurrency, suspend and history limits; the job template's

@@ -15,6 +15,7 @@ mod batch;
 mod core;
 mod discovery;
 mod flowcontrol;
+mod job;
 mod networking;
 mod pod;
 mod rbac;
@@ -59,7 +60,12 @@ pub(crate) fn apply(
         ("apps", "ReplicaSet") => apps::replica_set(obj),
         ("apps", "StatefulSet") => apps::stateful_set(obj),
         ("apps", "DaemonSet") => apps::daemon_set(obj),
-        ("batch", "Job") => batch::job(obj),
+        ("batch", "Job") => {
+            batch::job(obj);
+            if op == Operation::Create && subresource.is_empty() {
+                job::generate_selector(obj);
+            }
+        }
         ("batch", "CronJob") => batch::cron_job(obj),
         ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler(obj),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {

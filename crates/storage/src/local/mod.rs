@@ -207,6 +207,7 @@ impl LocalStore {
                     }
                     // An update-create ignores the resourceVersion in the body.
                     let mut new = obj.clone();
+                    object::remove_meta(&mut new, "uid");
                     object::prepare_create(&mut new, key, &key.name, opts.track_generation);
                     if opts.dry_run {
                         object::remove_meta(&mut new, "resourceVersion");

@@ -145,9 +145,13 @@ fn set_identity(obj: &mut Value, key: &ObjectKey, name: &str) {
 
 /// System fields of a new object (`FillObjectMetaSystemFields`,
 /// `BeforeCreate`): uid, creationTimestamp, generation, no deletion marks.
+/// A uid already in `obj` is kept: the gateway assigns it before admission
+/// (a Job's generated selector names it) after dropping the client's.
 pub fn prepare_create(obj: &mut Value, key: &ObjectKey, name: &str, track_generation: bool) {
     set_identity(obj, key, name);
-    set_meta_str(obj, "uid", &uuid::Uuid::new_v4().to_string());
+    if meta_str(obj, "uid").is_empty() {
+        set_meta_str(obj, "uid", &uuid::Uuid::new_v4().to_string());
+    }
     set_meta_str(obj, "creationTimestamp", &now_rfc3339());
     if track_generation {
         set_meta(obj, "generation", Some(Value::from(1)));

@@ -162,10 +162,27 @@ pub(crate) async fn create_object(
     if let Some(m) = meta_mut(&mut obj) {
         // Server-set fields are never taken from a create body.
         m.remove("resourceVersion");
-        m.remove("uid");
         m.remove("creationTimestamp");
         m.remove("deletionTimestamp");
         m.remove("deletionGracePeriodSeconds");
+        // kube's `FillObjectMetaSystemFields` always sets a new uid, before
+        // the strategy runs (a Job's generated selector names it); the
+        // store keeps this one.
+        m.insert("uid".into(), uuid::Uuid::new_v4().to_string().into());
+        // A Job's template labels carry its name (`job-name`), so a
+        // generated name is chosen before admission rather than by the
+        // store.
+        if cx.info.group == "batch" && cx.info.kind == "Job" {
+            let base = m.get("generateName").and_then(Value::as_str).unwrap_or("");
+            let unnamed = m
+                .get("name")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty);
+            if unnamed && !base.is_empty() {
+                let name = keelson_apimachinery::generate_name::generate_name(base);
+                m.insert("name".into(), name.into());
+            }
+        }
     }
     let (admitted, warnings) = admit(
         cx,
