@@ -6,6 +6,7 @@
 pub mod field;
 pub mod generate_name;
 pub mod gr;
+pub mod json;
 pub mod meta;
 pub mod names;
 pub mod options;

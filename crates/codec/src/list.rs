@@ -12,6 +12,7 @@
 //! `406`. CBOR lists are gathered and written whole (`crate::cbor`).
 
 use bytes::{BufMut, Bytes, BytesMut};
+use keelson_apimachinery::json::{to_vec_go, to_writer_go};
 use serde_json::Value;
 
 use crate::error::CodecError;
@@ -166,7 +167,7 @@ fn write_row(
 ) -> Result<(), CodecError> {
     buf.put_u8(if *count == 0 { b'[' } else { b',' });
     *count += 1;
-    serde_json::to_writer((&mut *buf).writer(), &rows.row(item))?;
+    to_writer_go((&mut *buf).writer(), &rows.row(item))?;
     Ok(())
 }
 
@@ -186,7 +187,7 @@ fn unstructured(head: &Value) -> bool {
 /// `head` without its closing brace, then `,"<key>":` (the item array
 /// follows).
 fn open_head(head: &Value, key: &str) -> Result<Vec<u8>, CodecError> {
-    let mut first = serde_json::to_vec(head)?;
+    let mut first = to_vec_go(head)?;
     // Re-open the head object to append the items.
     if first.pop() != Some(b'}') {
         return Err(CodecError::Shape("a list head is not a map"));
@@ -268,7 +269,7 @@ impl ListEncoder {
                 }
                 let mut first = open_head(&Value::Object(before), "items")?;
                 first.push(b'[');
-                let mut tail = serde_json::to_vec(&Value::Object(after))?;
+                let mut tail = to_vec_go(&Value::Object(after))?;
                 if tail.len() > 2 {
                     tail[0] = b',';
                 } else {
@@ -281,7 +282,7 @@ impl ListEncoder {
                 }
             }
             Encoding::Json => {
-                let mut first = serde_json::to_vec(head)?;
+                let mut first = to_vec_go(head)?;
                 // Re-open the head object to append the items array.
                 if first.pop() != Some(b'}') {
                     return Err(CodecError::Shape("a list head is not a map"));
@@ -706,8 +707,12 @@ mod tests {
             .map(|&i| rows.row(&serde_json::from_slice(&items[i]).unwrap()))
             .collect();
         expected["rows"] = Value::Array(sorted);
-        let mut want_bytes = serde_json::to_vec(&expected).unwrap();
+        // kube's encoder escapes the cells' `<none>`: `\u003cnone\u003e`.
+        let mut want_bytes = to_vec_go(&expected).unwrap();
         want_bytes.push(b'\n');
+        assert!(std::str::from_utf8(&bytes)
+            .unwrap()
+            .contains(r#""\u003cnone\u003e""#));
         assert_eq!(
             std::str::from_utf8(&bytes).unwrap(),
             std::str::from_utf8(&want_bytes).unwrap()

@@ -4,6 +4,7 @@
 //! stream and the framer that delimits its events).
 
 use bytes::Bytes;
+use keelson_apimachinery::json::to_vec_go;
 use serde_json::Value;
 
 use crate::error::CodecError;
@@ -110,7 +111,8 @@ pub fn encode_with(
     let converted = crate::target::convert_with(format, object, opts, now)?;
     let object = converted.as_ref().unwrap_or(object);
     match format.encoding {
-        Encoding::Json => Ok(Bytes::from(serde_json::to_vec(object)?)),
+        // Go's `encoding/json`: `<`, `>`, `&`, U+2028, U+2029 escaped.
+        Encoding::Json => Ok(Bytes::from(to_vec_go(object)?)),
         Encoding::Yaml => Ok(Bytes::from(crate::yaml::to_yaml(object))),
         Encoding::Protobuf => Ok(Bytes::from(crate::protobuf::encode_object(object)?)),
         Encoding::Cbor => Ok(crate::cbor::encode_value(object)),

@@ -4,8 +4,6 @@
 //! values). Every stored value — gets, lists, update reads, the change
 //! stream and so the watch cache — passes through it.
 
-use std::io;
-
 use keelson_apimachinery::ApiError;
 use keelson_codec::protobuf;
 use serde_json::Value;
@@ -116,37 +114,9 @@ fn corrupt(key: &[u8], err: &dyn std::fmt::Display) -> ApiError {
 /// `<`, `>`, `&`, U+2028 and U+2029 escaped, a trailing newline.
 fn go_json(mut obj: Value) -> Result<Vec<u8>, ApiError> {
     obj.sort_all_objects();
-    let mut out = Vec::with_capacity(256);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, GoEscapes);
-    serde::Serialize::serialize(&obj, &mut ser).map_err(ApiError::internal)?;
+    let mut out = keelson_apimachinery::json::to_vec_go(&obj).map_err(ApiError::internal)?;
     out.push(b'\n');
     Ok(out)
-}
-
-/// serde_json's compact output with Go's HTML-safe string escapes.
-struct GoEscapes;
-
-impl serde_json::ser::Formatter for GoEscapes {
-    fn write_string_fragment<W>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()>
-    where
-        W: ?Sized + io::Write,
-    {
-        let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            let escaped = match c {
-                '<' => "\\u003c",
-                '>' => "\\u003e",
-                '&' => "\\u0026",
-                '\u{2028}' => "\\u2028",
-                '\u{2029}' => "\\u2029",
-                _ => continue,
-            };
-            writer.write_all(&fragment.as_bytes()[start..i])?;
-            writer.write_all(escaped.as_bytes())?;
-            start = i + c.len_utf8();
-        }
-        writer.write_all(&fragment.as_bytes()[start..])
-    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use keelson_api::{CacheEvent, EventType};
+use keelson_apimachinery::json::to_vec_go;
 use keelson_apimachinery::meta::{meta_str, set_meta_str};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource};
 use keelson_codec::{encode_event, Format, IncludeObject, MetaVersion, TableOptions, Target};
@@ -144,7 +145,7 @@ impl CachedObject {
                 rest.insert(k, v);
             }
         }
-        let body = serde_json::to_vec(&Value::Object(rest)).map_err(encode_err)?;
+        let body = to_vec_go(&Value::Object(rest)).map_err(encode_err)?;
         let frame = json_line(line_type, b"")?;
         // `frame` is `{"type":"T","object":}\n`: the object goes before its
         // last two bytes.
@@ -161,9 +162,9 @@ impl CachedObject {
                     line.put_u8(b',');
                 }
                 has_type_meta = true;
-                line.put_slice(&serde_json::to_vec(k).map_err(encode_err)?);
+                line.put_slice(&to_vec_go(k).map_err(encode_err)?);
                 line.put_u8(b':');
-                line.put_slice(&serde_json::to_vec(v).map_err(encode_err)?);
+                line.put_slice(&to_vec_go(v).map_err(encode_err)?);
             }
         }
         // `body` is `{...}`: keep what follows its opening brace.
@@ -196,7 +197,7 @@ impl CachedObject {
         line_type: EventType,
         attrs: Attrs,
     ) -> ApiResult<CachedObject> {
-        let body = serde_json::to_vec(&object).map_err(encode_err)?;
+        let body = to_vec_go(&object).map_err(encode_err)?;
         let frame = json_line(line_type, b"")?;
         let head = &frame[..frame.len().saturating_sub(2)];
         let mut line = BytesMut::with_capacity(head.len() + body.len() + 2);

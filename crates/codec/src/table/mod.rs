@@ -37,6 +37,7 @@ pub mod time;
 mod util;
 
 use bytes::{BufMut, Bytes, BytesMut};
+use keelson_apimachinery::json::{to_vec_go, to_writer_go};
 use keelson_apimachinery::ApiError;
 use serde_json::{Map, Value};
 
@@ -492,15 +493,15 @@ impl Rows {
         };
         let Some(split) = split else {
             let row = self.row(&serde_json::from_slice(item)?);
-            serde_json::to_writer((&mut *out).writer(), &row)?;
+            to_writer_go((&mut *out).writer(), &row)?;
             return Ok(());
         };
         let Row { cells, conditions } = self.printer.print(&split.object, self.now);
         out.put_slice(b"{\"cells\":");
-        serde_json::to_writer((&mut *out).writer(), &cells)?;
+        to_writer_go((&mut *out).writer(), &cells)?;
         if let Some(c) = conditions {
             out.put_slice(b",\"conditions\":");
-            serde_json::to_writer((&mut *out).writer(), &c)?;
+            to_writer_go((&mut *out).writer(), &c)?;
         }
         out.put_slice(b",\"object\":{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"");
         out.put_slice(self.version.api_version().as_bytes());
@@ -558,7 +559,7 @@ pub fn with_headers(encoded: &[u8], api_version: &str, kind: &str) -> Option<Byt
     // The first occurrence is the Table's own: only kind, apiVersion and a
     // metadata of revisions precede it.
     let at = encoded.windows(NULL.len()).position(|w| w == NULL)?;
-    let columns = serde_json::to_vec(&column_definitions(api_version, kind)).ok()?;
+    let columns = to_vec_go(&column_definitions(api_version, kind)).ok()?;
     let mut out = BytesMut::with_capacity(encoded.len() + columns.len());
     out.put_slice(&encoded[..at]);
     out.put_slice(b"\"columnDefinitions\":");

@@ -116,7 +116,8 @@ mod tests {
     use crate::table::{time, IncludeObject, Rows, TableOptions};
 
     fn pod(meta: Value, phase: &str) -> Vec<u8> {
-        serde_json::to_vec(&json!({"metadata": meta,
+        // As the watch cache holds it: Go's escapes.
+        keelson_apimachinery::json::to_vec_go(&json!({"metadata": meta,
             "spec": {"containers": [{"name": "c", "image": "nginx"}], "nodeName": "n1"},
             "status": {"phase": phase, "podIP": "10.0.0.1",
                 "containerStatuses": [{"name": "c", "ready": true, "restartCount": 2}]}}))
@@ -139,7 +140,9 @@ mod tests {
         let rows = Rows::new(version, "v1", "Pod", &opts, time::now());
         let mut out = BytesMut::new();
         rows.write_row(item, &mut out).unwrap();
-        let whole = serde_json::to_string(&rows.row(&serde_json::from_slice(item).unwrap()));
+        let whole = keelson_apimachinery::json::to_string_go(
+            &rows.row(&serde_json::from_slice(item).unwrap()),
+        );
         (String::from_utf8(out.to_vec()).unwrap(), whole.unwrap())
     }
 

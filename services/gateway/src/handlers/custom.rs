@@ -237,7 +237,7 @@ pub(crate) async fn convert_list_items(
     let out = values
         .into_iter()
         .map(|v| {
-            serde_json::to_vec(&v)
+            keelson_apimachinery::json::to_vec_go(&v)
                 .map(Bytes::from)
                 .map_err(|e| ApiError::internal(e.to_string()))
         })
@@ -351,7 +351,9 @@ pub(crate) fn list_items(
             m.extend(rest);
             let mut v = Value::Object(m);
             as_served_version(&info, &mut v);
-            Ok(serde_json::to_vec(&v).map(Bytes::from).unwrap_or(bytes))
+            Ok(keelson_apimachinery::json::to_vec_go(&v)
+                .map(Bytes::from)
+                .unwrap_or(bytes))
         })
         .boxed()
 }

@@ -81,7 +81,7 @@ pub(crate) fn list_items(
             let mut v: Value = serde_json::from_slice(&bytes)
                 .map_err(|e| ApiError::internal(format!("list item: {e}")))?;
             item_to_served(&info, &mut v)?;
-            serde_json::to_vec(&v)
+            keelson_apimachinery::json::to_vec_go(&v)
                 .map(Bytes::from)
                 .map_err(|e| ApiError::internal(e.to_string()))
         })
