@@ -699,6 +699,56 @@ pub(crate) fn valid_newer_kinds() -> Vec<(&'static str, &'static str, &'static s
             json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": "empty"}, "addressType": "IPv6"}),
         ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies",
+            "",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "replica-limit.example.com"},
+            "spec": {"failurePolicy": "Fail",
+                "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+                "matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE"], "resources": ["deployments", "deployments/scale"], "scope": "Namespaced"}],
+                    "excludeResourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["*"],
+                        "resources": ["deployments"], "resourceNames": ["system-critical"]}],
+                    "namespaceSelector": {"matchExpressions": [{"key": "environment", "operator": "In", "values": ["prod", "staging"]}]},
+                    "matchPolicy": "Equivalent"},
+                "matchConditions": [{"name": "exclude-leases", "expression": "!(request.resource.group == 'coordination.k8s.io')"}],
+                "variables": [{"name": "replicas", "expression": "object.spec.replicas"}, {"name": "_max2", "expression": "int(params.data.max)"}],
+                "validations": [{"expression": "variables.replicas <= variables._max2", "message": "too many replicas",
+                    "reason": "Invalid", "messageExpression": "'replicas must be at most ' + params.data.max"},
+                    {"expression": "object.metadata.name.size() < 40", "reason": "Forbidden"}],
+                "auditAnnotations": [{"key": "high-replica-count", "valueExpression": "'Deployment spec.replicas set to ' + string(object.spec.replicas)"}]}}),
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies",
+            "",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "audit-only"},
+            "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["*"], "operations": ["*"], "resources": ["*"]}]},
+                "auditAnnotations": [{"key": "seen", "valueExpression": "'yes'"}]}}),
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicybindings",
+            "",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "replica-limit-binding"},
+            "spec": {"policyName": "replica-limit.example.com", "validationActions": ["Deny", "Audit"],
+                "paramRef": {"name": "replica-limit", "namespace": "default", "parameterNotFoundAction": "Deny"},
+                "matchResources": {"namespaceSelector": {"matchLabels": {"environment": "test"}},
+                    "resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["deployments"]}]}}}),
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicybindings",
+            "",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "by-selector"},
+            "spec": {"policyName": "audit-only", "validationActions": ["Warn", "Audit"],
+                "paramRef": {"selector": {"matchLabels": {"role": "limit"}}, "parameterNotFoundAction": "Allow"}}}),
+        ),
     ]
 }
 
@@ -720,4 +770,69 @@ async fn newer_kinds_valid_objects_pass_create_and_update() {
             panic!("update {resource}/{name}: {}", e.message);
         }
     }
+}
+
+const AR: &str = "admissionregistration.k8s.io";
+
+fn vap(spec: Value) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "demo"}, "spec": spec})
+}
+
+fn vapb(spec: Value) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "demo-binding"}, "spec": spec})
+}
+
+#[tokio::test]
+async fn admission_policy_mistakes() {
+    let p = "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"demo\" is invalid: ";
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicies", "", vap(json!({})))).await,
+        format!("{p}[spec.matchConstraints: Required value, spec.validations: Required value: validations or auditAnnotations must contain at least one item, spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item]")
+    );
+    let bad = vap(json!({
+        "failurePolicy": "Sometimes",
+        "paramKind": {"apiVersion": "a/b/c", "kind": "Config_Map"},
+        "matchConstraints": {"matchPolicy": "Loose", "resourceRules": [{"operations": [], "apiGroups": ["apps"],
+            "apiVersions": ["v1"], "resources": ["deployments"], "resourceNames": ["a/b", "x", "x"]}]},
+        "matchConditions": [{"name": "", "expression": " "}, {"name": "bad name", "expression": "true"}],
+        "variables": [{"name": "in", "expression": ""}, {"name": "", "expression": "1"}],
+        "validations": [{"expression": "", "message": "two\nlines", "reason": "NotFound"},
+            {"expression": "true", "messageExpression": "  ", "message": "  "}],
+        "auditAnnotations": [{"key": "k", "valueExpression": ""}, {"key": "k", "valueExpression": "'v'"}]
+    }));
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicies", "", bad)).await,
+        format!("{p}[spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\", spec.paramKind.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c, spec.paramKind.kind: Invalid value: \"Config_Map\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.matchConstraints.matchPolicy: Unsupported value: \"Loose\": supported values: \"Equivalent\", \"Exact\", spec.matchConstraints.resourceRules[0].resourceNames[0]: Invalid value: \"a/b\": may not contain '/', spec.matchConstraints.resourceRules[0].resourceNames[2]: Duplicate value: \"x\", spec.matchConstraints.resourceRules[0].operations: Required value, spec.matchConditions[0].expression: Required value, spec.matchConditions[0].name: Required value, spec.matchConditions[1].name: Invalid value: \"bad name\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), spec.variables[0].name: Invalid value: \"in\": name is not a valid CEL identifier, spec.variables[0].expression: Required value: expression is not specified, spec.variables[1].name: Required value: name is not specified, spec.validations[0].expression: Required value: expression is not specified, spec.validations[0].message: Invalid value: \"two\\nlines\": message must not contain line breaks, spec.validations[0].reason: Unsupported value: \"NotFound\": supported values: \"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\", spec.validations[1].messageExpression: Invalid value: \"  \": must be non-empty if specified, spec.validations[1].message: Invalid value: \"  \": message must be non-empty if specified, spec.auditAnnotations[0].valueExpression: Required value: valueExpression is not specified, spec.auditAnnotations[1].key: Duplicate value: \"k\"]")
+    );
+    let no_rules = vap(json!({"matchConstraints": {}, "validations": [{"expression": "true"}]}));
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicies", "", no_rules)).await,
+        format!("{p}spec.matchConstraints.resourceRules: Required value")
+    );
+}
+
+#[tokio::test]
+async fn admission_policy_binding_mistakes() {
+    let p = "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"demo-binding\" is invalid: ";
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicybindings", "", vapb(json!({})))).await,
+        format!("{p}[spec.policyName: Required value, spec.validationActions: Required value: at least one validation action is required]")
+    );
+    let bad = vapb(
+        json!({"policyName": "Demo", "validationActions": ["Deny", "Warn", "Deny", "Block"],
+        "paramRef": {"name": "cfg", "selector": {"matchLabels": {"a": "b"}}, "parameterNotFoundAction": "Ignore"},
+        "matchResources": {"matchPolicy": "Loose"}}),
+    );
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicybindings", "", bad)).await,
+        format!("{p}[spec.policyName: Invalid value: \"Demo\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.paramRef.name: Forbidden: name and selector are mutually exclusive, spec.paramRef.selector: Forbidden: name and selector are mutually exclusive, spec.paramRef.parameterNotFoundAction: Unsupported value: \"Ignore\": supported values: \"Deny\", \"Allow\", spec.matchResouces.matchPolicy: Unsupported value: \"Loose\": supported values: \"Equivalent\", \"Exact\", spec.validationActions[2]: Duplicate value: \"Deny\", spec.validationActions[3]: Unsupported value: \"Block\": supported values: \"Audit\", \"Deny\", \"Warn\", spec.validationActions: Invalid value: [\"Deny\",\"Warn\",\"Deny\",\"Block\"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)]")
+    );
+    let no_ref =
+        vapb(json!({"policyName": "demo", "validationActions": ["Audit"], "paramRef": {}}));
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicybindings", "", no_ref)).await,
+        format!("{p}[spec.paramRef: Required value: one of name or selector must be specified, spec.paramRef.parameterNotFoundAction: Required value]")
+    );
 }

@@ -2,8 +2,8 @@
 //! `ValidateValidatingWebhookConfiguration*`,
 //! `ValidateMutatingWebhookConfiguration*`).
 //!
-//! Match conditions are not compiled here, and admission policies and
-//! their bindings have no rules yet (docs/compatibility.md).
+//! Match conditions are not compiled here (docs/compatibility.md); admission
+//! policies and their bindings are in `admission_policy.rs`.
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
 use serde_json::Value;
@@ -17,6 +17,10 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     let mutating = match kind {
         "ValidatingWebhookConfiguration" => false,
         "MutatingWebhookConfiguration" => true,
+        "ValidatingAdmissionPolicy" => return super::admission_policy::validate_policy(w, obj),
+        "ValidatingAdmissionPolicyBinding" => {
+            return super::admission_policy::validate_binding(w, obj)
+        }
         _ => return Vec::new(),
     };
     let opts = match w.old() {
@@ -265,7 +269,7 @@ fn validate_webhook(hook: &Value, mutating: bool, opts: Opts, path: &Path) -> Ve
 
 /// `validateRuleWithOperations` and `validateRule` (subresources
 /// allowed).
-fn validate_rule_with_operations(rule: &Value, path: &Path) -> Vec<FieldError> {
+pub(super) fn validate_rule_with_operations(rule: &Value, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let ops = list_of(rule, "operations");
     let op_path = path.child("operations");

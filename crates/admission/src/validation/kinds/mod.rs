@@ -7,6 +7,7 @@
 //! refused by the decoder) and never panics on a surprising shape: a field
 //! of an unexpected type is treated as absent.
 
+mod admission_policy;
 mod admissionregistration;
 mod apps;
 mod autoscaling;
@@ -89,6 +90,11 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
             )
             | ("node.k8s.io", "RuntimeClass")
             | ("discovery.k8s.io", "EndpointSlice")
+            | ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy")
+            | (
+                "admissionregistration.k8s.io",
+                "ValidatingAdmissionPolicyBinding"
+            )
     )
 }
 

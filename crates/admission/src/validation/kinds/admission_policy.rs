@@ -1,0 +1,538 @@
+//! ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding
+//! (`pkg/apis/admissionregistration/validation`:
+//! `validateValidatingAdmissionPolicySpec`,
+//! `validateValidatingAdmissionPolicyBindingSpec`, the status update).
+//!
+//! CEL expressions are not compiled here (no compile errors, no cost
+//! limits); docs/compatibility.md lists it.
+
+use keelson_apimachinery::FieldError;
+use serde_json::Value;
+
+use super::admissionregistration::validate_rule_with_operations;
+use super::util::{duplicate, list_of, str_of, validate_label_selector};
+use super::{Path, Write};
+use crate::validation::path_segment_errors;
+
+const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
+const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
+const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
+const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
+const MAX_MATCH_CONDITIONS: usize = 64;
+const MAX_VALUE_EXPRESSION: usize = 5 * 1024;
+
+/// `ValidateValidatingAdmissionPolicy` / `...Update` / `...StatusUpdate`
+/// (after metadata).
+pub(crate) fn validate_policy(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    if w.is_status() {
+        return validate_policy_status(obj.get("status").unwrap_or(&Value::Null));
+    }
+    let empty = Value::Null;
+    let spec = obj.get("spec").unwrap_or(&empty);
+    let name = obj.get("metadata").map(|m| str_of(m, "name")).unwrap_or("");
+    // kube skips the match conditions on an update that leaves them as
+    // they were (`ignoreValidatingAdmissionPolicyMatchConditions`).
+    let same_conditions = w.old().is_some_and(|old| {
+        let conds = |o: &Value| {
+            o.get("spec")
+                .map(|s| list_of(s, "matchConditions").to_vec())
+        };
+        conds(old) == conds(obj)
+    });
+    validate_policy_spec(name, spec, !same_conditions, &Path::new("spec"))
+}
+
+/// `ValidateValidatingAdmissionPolicyBinding` (create and update alike).
+pub(crate) fn validate_binding(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    if w.is_status() {
+        return Vec::new();
+    }
+    let empty = Value::Null;
+    let spec = obj.get("spec").unwrap_or(&empty);
+    validate_binding_spec(spec, &Path::new("spec"))
+}
+
+/// `validateValidatingAdmissionPolicySpec`.
+fn validate_policy_spec(
+    name: &str,
+    spec: &Value,
+    check_conditions: bool,
+    path: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match spec.get("failurePolicy").and_then(Value::as_str) {
+        None => errs.push(FieldError::required(
+            path.child("failurePolicy").as_str(),
+            "",
+        )),
+        Some(fp) if !FAILURE_POLICIES.contains(&fp) => errs.push(FieldError::not_supported(
+            path.child("failurePolicy").as_str(),
+            fp,
+            FAILURE_POLICIES,
+        )),
+        Some(_) => {}
+    }
+    if let Some(pk) = spec.get("paramKind").filter(|v| v.is_object()) {
+        errs.extend(validate_param_kind(pk, &path.child("paramKind")));
+    }
+    match spec.get("matchConstraints").filter(|v| v.is_object()) {
+        None => errs.push(FieldError::required(
+            path.child("matchConstraints").as_str(),
+            "",
+        )),
+        Some(mc) => {
+            let mp = path.child("matchConstraints");
+            errs.extend(validate_match_resources(mc, &mp));
+            if list_of(mc, "resourceRules").is_empty() {
+                errs.push(FieldError::required(mp.child("resourceRules").as_str(), ""));
+            }
+        }
+    }
+    if check_conditions {
+        errs.extend(validate_match_conditions(
+            list_of(spec, "matchConditions"),
+            &path.child("matchConditions"),
+        ));
+    }
+    for (i, v) in list_of(spec, "variables").iter().enumerate() {
+        errs.extend(validate_variable(v, &path.child("variables").index(i)));
+    }
+    let validations = list_of(spec, "validations");
+    let audits = list_of(spec, "auditAnnotations");
+    if validations.is_empty() && audits.is_empty() {
+        let msg = "validations or auditAnnotations must contain at least one item";
+        errs.push(FieldError::required(
+            path.child("validations").as_str(),
+            msg,
+        ));
+        errs.push(FieldError::required(
+            path.child("auditAnnotations").as_str(),
+            msg,
+        ));
+        return errs;
+    }
+    for (i, v) in validations.iter().enumerate() {
+        errs.extend(validate_validation(v, &path.child("validations").index(i)));
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for (i, a) in audits.iter().enumerate() {
+        let ap = path.child("auditAnnotations").index(i);
+        errs.extend(validate_audit_annotation(name, a, &ap));
+        let key = str_of(a, "key");
+        if keys.contains(&key) {
+            errs.push(duplicate(&ap.child("key"), key));
+        }
+        keys.push(key);
+    }
+    errs
+}
+
+/// `validateParamKind`.
+fn validate_param_kind(pk: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let av = str_of(pk, "apiVersion");
+    let ap = path.child("apiVersion");
+    if av.is_empty() {
+        errs.push(FieldError::required(ap.as_str(), ""));
+    } else if av.matches('/').count() > 1 {
+        errs.push(FieldError::invalid(
+            ap.as_str(),
+            av,
+            &format!("unexpected GroupVersion string: {av}"),
+        ));
+    } else {
+        let (group, version) = if av == "/" {
+            ("", "")
+        } else {
+            av.split_once('/').unwrap_or(("", av))
+        };
+        if !group.is_empty() {
+            let msgs = keelson_apimachinery::names::is_dns1123_subdomain(group);
+            if !msgs.is_empty() {
+                errs.push(FieldError::invalid(ap.as_str(), group, &msgs.join(",")));
+            }
+        }
+        if version.is_empty() {
+            errs.push(FieldError::invalid(
+                ap.as_str(),
+                av,
+                "version must be specified",
+            ));
+        } else {
+            let msgs = keelson_apimachinery::names::is_dns1035_label(version);
+            if !msgs.is_empty() {
+                errs.push(FieldError::invalid(ap.as_str(), version, &msgs.join(",")));
+            }
+        }
+    }
+    let kind = str_of(pk, "kind");
+    let kp = path.child("kind");
+    if kind.is_empty() {
+        errs.push(FieldError::required(kp.as_str(), ""));
+    } else {
+        let msgs = keelson_apimachinery::names::is_dns1035_label(&kind.to_lowercase());
+        if !msgs.is_empty() {
+            errs.push(FieldError::invalid(
+                kp.as_str(),
+                kind,
+                &format!(
+                    "may have mixed case, but should otherwise match: {}",
+                    msgs.join(",")
+                ),
+            ));
+        }
+    }
+    errs
+}
+
+/// `validateMatchResources` (nothing for an absent one).
+fn validate_match_resources(mc: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match mc.get("matchPolicy").and_then(Value::as_str) {
+        None => errs.push(FieldError::required(path.child("matchPolicy").as_str(), "")),
+        Some(mp) if !MATCH_POLICIES.contains(&mp) => errs.push(FieldError::not_supported(
+            path.child("matchPolicy").as_str(),
+            mp,
+            MATCH_POLICIES,
+        )),
+        Some(_) => {}
+    }
+    for key in ["namespaceSelector", "objectSelector"] {
+        match mc.get(key).filter(|v| v.is_object()) {
+            None => errs.push(FieldError::required(path.child(key).as_str(), "")),
+            Some(sel) => errs.extend(validate_label_selector(Some(sel), false, &path.child(key))),
+        }
+    }
+    for key in ["resourceRules", "excludeResourceRules"] {
+        for (i, rule) in list_of(mc, key).iter().enumerate() {
+            errs.extend(validate_named_rule_with_operations(
+                rule,
+                &path.child(key).index(i),
+            ));
+        }
+    }
+    errs
+}
+
+/// `validateNamedRuleWithOperations`.
+fn validate_named_rule_with_operations(rule: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let rp = path.child("resourceNames");
+    for (i, n) in list_of(rule, "resourceNames").iter().enumerate() {
+        let n = n.as_str().unwrap_or("");
+        for m in path_segment_errors(n, false) {
+            errs.push(FieldError::invalid(rp.index(i).as_str(), n, &m));
+        }
+        if seen.contains(&n) {
+            errs.push(duplicate(&rp.index(i), n));
+        } else {
+            seen.push(n);
+        }
+    }
+    errs.extend(validate_rule_with_operations(rule, path));
+    errs
+}
+
+/// `validateMatchConditions` (the expressions are not compiled).
+fn validate_match_conditions(conds: &[Value], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if conds.len() > MAX_MATCH_CONDITIONS {
+        errs.push(super::discovery::too_many(
+            path,
+            conds.len(),
+            MAX_MATCH_CONDITIONS,
+        ));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for (i, c) in conds.iter().enumerate() {
+        let cp = path.index(i);
+        if str_of(c, "expression").trim().is_empty() {
+            errs.push(FieldError::required(cp.child("expression").as_str(), ""));
+        }
+        let name = str_of(c, "name");
+        if name.is_empty() {
+            errs.push(FieldError::required(cp.child("name").as_str(), ""));
+        } else {
+            for m in keelson_apimachinery::names::is_qualified_name(name) {
+                errs.push(FieldError::invalid(cp.child("name").as_str(), name, &m));
+            }
+            if names.contains(&name) {
+                errs.push(duplicate(&cp.child("name"), name));
+            } else {
+                names.push(name);
+            }
+        }
+    }
+    errs
+}
+
+/// CEL's `IDENT` without the reserved words.
+fn is_cel_identifier(name: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
+    first_ok && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !RESERVED.contains(&name)
+}
+
+/// `validateVariable` (the expression is not compiled).
+fn validate_variable(v: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = str_of(v, "name");
+    if name.trim().is_empty() {
+        errs.push(FieldError::required(
+            path.child("name").as_str(),
+            "name is not specified",
+        ));
+    } else if !is_cel_identifier(name) {
+        errs.push(FieldError::invalid(
+            path.child("name").as_str(),
+            name,
+            "name is not a valid CEL identifier",
+        ));
+    }
+    if str_of(v, "expression").trim().is_empty() {
+        errs.push(FieldError::required(
+            path.child("expression").as_str(),
+            "expression is not specified",
+        ));
+    }
+    errs
+}
+
+/// `validateValidation` (the expressions are not compiled).
+fn validate_validation(v: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if str_of(v, "expression").trim().is_empty() {
+        errs.push(FieldError::required(
+            path.child("expression").as_str(),
+            "expression is not specified",
+        ));
+    }
+    let me = str_of(v, "messageExpression");
+    if !me.is_empty() && me.trim().is_empty() {
+        errs.push(FieldError::invalid(
+            path.child("messageExpression").as_str(),
+            me,
+            "must be non-empty if specified",
+        ));
+    }
+    let msg = str_of(v, "message");
+    let trimmed = msg.trim();
+    if !msg.is_empty() && trimmed.is_empty() {
+        errs.push(FieldError::invalid(
+            path.child("message").as_str(),
+            msg,
+            "message must be non-empty if specified",
+        ));
+    } else if trimmed.contains(['\n', '\r']) {
+        errs.push(FieldError::invalid(
+            path.child("message").as_str(),
+            msg,
+            "message must not contain line breaks",
+        ));
+    }
+    if let Some(reason) = v.get("reason").and_then(Value::as_str) {
+        if !REASONS.contains(&reason) {
+            errs.push(FieldError::not_supported(
+                path.child("reason").as_str(),
+                reason,
+                REASONS,
+            ));
+        }
+    }
+    errs
+}
+
+/// `validateAuditAnnotation` (the value expression is not compiled).
+fn validate_audit_annotation(policy: &str, a: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let key = str_of(a, "key");
+    let kp = path.child("key");
+    if policy.is_empty() {
+        errs.push(FieldError::invalid(
+            kp.as_str(),
+            key,
+            "requires metadata.name be non-empty",
+        ));
+    } else {
+        let full = format!("{policy}/{key}");
+        for m in keelson_apimachinery::names::is_qualified_name(&full) {
+            errs.push(FieldError::invalid(kp.as_str(), full.as_str(), &m));
+        }
+    }
+    let ve = str_of(a, "valueExpression").trim();
+    let vp = path.child("valueExpression");
+    if ve.is_empty() {
+        errs.push(FieldError::required(
+            vp.as_str(),
+            "valueExpression is not specified",
+        ));
+    } else if ve.len() > MAX_VALUE_EXPRESSION {
+        errs.push(FieldError::required(
+            vp.as_str(),
+            &format!("must not exceed {MAX_VALUE_EXPRESSION} bytes in length"),
+        ));
+    }
+    errs
+}
+
+/// `validateValidatingAdmissionPolicyStatus`: the type-checking warnings
+/// (conditions are not checked).
+fn validate_policy_status(status: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let wp = Path::new("status")
+        .child("typeChecking")
+        .child("expressionWarnings");
+    let warnings = status
+        .get("typeChecking")
+        .map(|t| list_of(t, "expressionWarnings"))
+        .unwrap_or(&[]);
+    for (i, w) in warnings.iter().enumerate() {
+        let ip = wp.index(i);
+        if str_of(w, "warning").is_empty() {
+            errs.push(FieldError::required(ip.child("warning").as_str(), ""));
+        }
+        if str_of(w, "fieldRef").trim().is_empty() {
+            errs.push(FieldError::required(ip.child("fieldRef").as_str(), ""));
+        }
+    }
+    errs
+}
+
+/// `validateValidatingAdmissionPolicyBindingSpec`.
+fn validate_binding_spec(spec: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = str_of(spec, "policyName");
+    if name.is_empty() {
+        errs.push(FieldError::required(path.child("policyName").as_str(), ""));
+    } else {
+        for m in keelson_apimachinery::names::is_dns1123_subdomain(name) {
+            errs.push(FieldError::invalid(
+                path.child("policyName").as_str(),
+                name,
+                &m,
+            ));
+        }
+    }
+    if let Some(pr) = spec.get("paramRef").filter(|v| v.is_object()) {
+        errs.extend(validate_param_ref(pr, &path.child("paramRef")));
+    }
+    if let Some(mr) = spec.get("matchResources").filter(|v| v.is_object()) {
+        // kube's path is spelled `matchResouces`.
+        errs.extend(validate_match_resources(mr, &path.child("matchResouces")));
+    }
+    errs.extend(validate_validation_actions(
+        list_of(spec, "validationActions"),
+        &path.child("validationActions"),
+    ));
+    errs
+}
+
+/// `validateParamRef`.
+fn validate_param_ref(pr: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name = str_of(pr, "name");
+    let selector = pr.get("selector").filter(|v| !v.is_null());
+    const EXCLUSIVE: &str = "name and selector are mutually exclusive";
+    if !name.is_empty() {
+        for m in path_segment_errors(name, false) {
+            errs.push(FieldError::invalid(path.child("name").as_str(), name, &m));
+        }
+        if selector.is_some() {
+            errs.push(FieldError::forbidden(
+                path.child("name").as_str(),
+                EXCLUSIVE,
+            ));
+        }
+    }
+    if let Some(sel) = selector {
+        errs.extend(validate_label_selector(
+            Some(sel),
+            false,
+            &path.child("selector"),
+        ));
+        if !name.is_empty() {
+            errs.push(FieldError::forbidden(
+                path.child("selector").as_str(),
+                EXCLUSIVE,
+            ));
+        }
+    }
+    if name.is_empty() && selector.is_none() {
+        errs.push(FieldError::required(
+            path.as_str(),
+            "one of name or selector must be specified",
+        ));
+    }
+    let action = str_of(pr, "parameterNotFoundAction");
+    let ap = path.child("parameterNotFoundAction");
+    if action.is_empty() {
+        errs.push(FieldError::required(ap.as_str(), ""));
+    } else if action != "Deny" && action != "Allow" {
+        errs.push(FieldError::not_supported(
+            ap.as_str(),
+            action,
+            &["Deny", "Allow"],
+        ));
+    }
+    errs
+}
+
+/// `validateValidationActions`.
+fn validate_validation_actions(actions: &[Value], path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, a) in actions.iter().enumerate() {
+        let a = a.as_str().unwrap_or("");
+        if !ACTIONS.contains(&a) {
+            errs.push(FieldError::not_supported(
+                path.index(i).as_str(),
+                a,
+                ACTIONS,
+            ));
+        }
+        if seen.contains(&a) {
+            errs.push(duplicate(&path.index(i), a));
+        }
+        seen.push(a);
+    }
+    if seen.contains(&"Deny") && seen.contains(&"Warn") {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            Value::Array(actions.to_vec()),
+            "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
+        ));
+    }
+    if seen.is_empty() {
+        errs.push(FieldError::required(
+            path.as_str(),
+            "at least one validation action is required",
+        ));
+    }
+    errs
+}
