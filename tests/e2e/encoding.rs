@@ -357,6 +357,106 @@ status: Failure
     );
 }
 
+/// Whether `raw` holds none of the characters Go's encoder escapes.
+fn go_escaped(raw: &str) -> bool {
+    !raw.contains(['<', '>', '&', '\u{2028}', '\u{2029}'])
+}
+
+/// Strings as Go's encoder writes them (`<`, `>`, `&`, U+2028 and U+2029
+/// as `\u` escapes), in gets, lists, watch events, indented output and
+/// Status errors, for a ConfigMap and a custom resource; JSON readers and
+/// kubectl read the values unchanged. Runs after [`sorted_maps_and_yaml`]
+/// (its Widget CRD).
+async fn html_escapes(c: &Cluster) {
+    const ESCAPED: &str = r#""\u003ca\u0026b\u003e""#;
+    let http = c.client();
+    let cms = format!("{}/api/v1/namespaces/default/configmaps", c.url);
+    let widgets = format!(
+        "{}/apis/sorted.example.com/v1/namespaces/default/widgets",
+        c.url
+    );
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "escapes", "annotations": {"a": "x\u{2028}y\u{2029}z"}},
+        "data": {"k": "<a&b>"}});
+    let widget = json!({"apiVersion": "sorted.example.com/v1", "kind": "Widget",
+        "metadata": {"name": "escapes"}, "spec": {"k": "<a&b>", "<key>": "x\u{2028}y"}});
+    for (url, body) in [(&cms, &cm), (&widgets, &widget)] {
+        let r = http.post(url).json(body).send().await.expect("create");
+        assert_eq!(r.status(), 201);
+        let created = r.text().await.expect("body");
+        assert!(
+            created.contains(ESCAPED) && go_escaped(&created),
+            "{created}"
+        );
+        let one = format!("{url}/escapes");
+        let (code, got) = get_as(c, &one, "application/json").await;
+        assert_eq!((code, &got), (200, &created));
+        let list_url = format!("{url}?fieldSelector=metadata.name%3Descapes");
+        let (code, list) = get_as(c, &list_url, "application/json").await;
+        assert_eq!(code, 200);
+        assert!(list.contains(ESCAPED) && go_escaped(&list), "{list}");
+        let watch = format!("{list_url}&watch=1&resourceVersion=0&timeoutSeconds=1");
+        let (code, events) = get_as(c, &watch, "application/json").await;
+        assert_eq!(code, 200);
+        assert!(events.contains(ESCAPED) && go_escaped(&events), "{events}");
+        let (code, pretty) = get_as(c, &format!("{one}?pretty=true"), "application/json").await;
+        assert_eq!(code, 200);
+        assert!(pretty.contains(ESCAPED) && go_escaped(&pretty), "{pretty}");
+        let (code, table) =
+            get_as(c, &list_url, "application/json;as=Table;g=meta.k8s.io;v=v1").await;
+        assert_eq!(code, 200);
+        assert!(go_escaped(&table), "{table}");
+
+        // What a JSON client reads: the values as they were sent.
+        let got: Value = serde_json::from_str(&got).expect("json");
+        let list: Value = serde_json::from_str(&list).expect("json");
+        let event: Value =
+            serde_json::from_str(events.lines().next().expect("an event")).expect("json");
+        for v in [&got, &list["items"][0], &event["object"]] {
+            if url == &cms {
+                assert_eq!(v["data"], cm["data"]);
+                assert_eq!(v["metadata"]["annotations"], cm["metadata"]["annotations"]);
+            } else {
+                assert_eq!(v["spec"], widget["spec"]);
+            }
+        }
+        let pretty: Value = serde_json::from_str(&pretty).expect("json");
+        assert_eq!(pretty, got);
+    }
+    assert_eq!(
+        c.ok(&["get", "configmap", "escapes", "-o", "jsonpath={.data.k}"]),
+        "<a&b>"
+    );
+    assert_eq!(
+        c.ok(&[
+            "get",
+            "widgets.sorted.example.com",
+            "escapes",
+            "-o",
+            "jsonpath={.spec.k}"
+        ]),
+        "<a&b>"
+    );
+
+    // A Status error quoting the request's `<bad>`.
+    let bad = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "bad-key"}, "data": {"<bad>": "v"}});
+    let r = http.post(&cms).json(&bad).send().await.expect("create");
+    assert_eq!(r.status(), 422);
+    let status = r.text().await.expect("body");
+    assert!(
+        status.contains(r"\u003cbad\u003e") && go_escaped(&status),
+        "{status}"
+    );
+    let status: Value = serde_json::from_str(&status).expect("json");
+    assert!(
+        status["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("<bad>")),
+        "{status}"
+    );
+}
+
 fn gunzip(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(b)
@@ -429,6 +529,7 @@ fn encoding_embedded() {
     block_on(compression(&c));
     block_on(document_shapes(&c));
     block_on(sorted_maps_and_yaml(&c));
+    block_on(html_escapes(&c));
 }
 
 #[test]
@@ -437,4 +538,5 @@ fn encoding_distributed() {
     block_on(kube_json_form(&c));
     block_on(compression(&c));
     block_on(sorted_maps_and_yaml(&c));
+    block_on(html_escapes(&c));
 }
