@@ -20,6 +20,7 @@ fn strategy_distributed() {
 fn run(c: &Cluster) {
     job_generated_selector(c);
     job_manual_selector(c);
+    csr_records_requester(c);
 }
 
 fn get_json(c: &Cluster, args: &[&str]) -> Value {
@@ -109,4 +110,117 @@ fn job_manual_selector(c: &Cluster) {
         job["spec"]["template"]["metadata"]["labels"]["job-name"],
         "auto-sel"
     );
+}
+
+/// A PEM certificate request from openssl, base64 for `spec.request`.
+fn csr_request(c: &Cluster, cn: &str) -> String {
+    let dir = c.home.path();
+    let out = std::process::Command::new("openssl")
+        .args(["req", "-new", "-newkey", "ec", "-pkeyopt"])
+        .args(["ec_paramgen_curve:prime256v1", "-nodes"])
+        .arg("-keyout")
+        .arg(dir.join(format!("{cn}.key")))
+        .arg("-out")
+        .arg(dir.join(format!("{cn}.csr")))
+        .args(["-subj", &format!("/CN={cn}")])
+        .output()
+        .expect("openssl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use base64::Engine as _;
+    let pem = std::fs::read(dir.join(format!("{cn}.csr"))).expect("csr");
+    base64::engine::general_purpose::STANDARD.encode(pem)
+}
+
+/// The CertificateSigningRequest manifest `name`, claiming to come from
+/// `mallory` and to be approved already.
+fn csr_manifest(name: &str, request: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest",
+        "metadata":{{"name":"{name}"}},
+        "spec":{{"request":"{request}","signerName":"kubernetes.io/kube-apiserver-client",
+        "usages":["client auth"],"username":"mallory","uid":"42","groups":["system:masters"],
+        "extra":{{"k":["v"]}}}},
+        "status":{{"conditions":[{{"type":"Approved","status":"True","reason":"Mine"}}]}}}}"#
+    )
+}
+
+/// The user kubectl authenticates as (`kubectl auth whoami`), with `args`.
+fn whoami(c: &Cluster, args: &[&str]) -> Value {
+    let mut all = vec!["auth", "whoami", "-o", "json"];
+    all.extend_from_slice(args);
+    let review: Value = serde_json::from_str(&c.ok(&all)).expect("whoami json");
+    review["status"]["userInfo"].clone()
+}
+
+/// The requester's identity on a spec, as a UserInfo-shaped object.
+fn requester(spec: &Value) -> Value {
+    let mut m = serde_json::Map::new();
+    for k in ["username", "uid", "groups", "extra"] {
+        if let Some(v) = spec.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    Value::Object(m)
+}
+
+/// A CertificateSigningRequest records who created it (impersonation
+/// included), whatever the body says, and starts with an empty status; an
+/// update keeps the stored spec and status.
+fn csr_records_requester(c: &Cluster) {
+    let request = csr_request(c, "csr-admin");
+    c.ok_stdin(&["create", "-f", "-"], &csr_manifest("csr-admin", &request));
+    let csr = get_json(c, &["csr", "csr-admin"]);
+    let admin = whoami(c, &[]);
+    assert_eq!(requester(&csr["spec"]), admin, "{csr}");
+    assert_ne!(csr["spec"]["username"], "mallory", "{csr}");
+    assert_eq!(csr["status"], serde_json::json!({}), "{csr}");
+
+    // An impersonated user (allowed to create requests by RBAC).
+    c.ok(&[
+        "create",
+        "clusterrole",
+        "csr-creator",
+        "--verb=create,get",
+        "--resource=certificatesigningrequests",
+    ]);
+    c.ok(&[
+        "create",
+        "clusterrolebinding",
+        "csr-creators",
+        "--clusterrole=csr-creator",
+        "--group=devs",
+    ]);
+    let request = csr_request(c, "csr-jane");
+    c.ok_stdin(
+        &["create", "-f", "-", "--as=jane", "--as-group=devs"],
+        &csr_manifest("csr-jane", &request),
+    );
+    let csr = get_json(c, &["csr", "csr-jane"]);
+    assert_eq!(csr["spec"]["username"], "jane", "{csr}");
+    assert_eq!(
+        csr["spec"]["groups"],
+        serde_json::json!(["devs", "system:authenticated"]),
+        "{csr}"
+    );
+    assert!(csr["spec"].get("uid").is_none(), "{csr}");
+    assert!(csr["spec"].get("extra").is_none(), "{csr}");
+    assert_eq!(
+        requester(&csr["spec"]),
+        whoami(c, &["--as=jane", "--as-group=devs"])
+    );
+
+    // An update of the main resource changes neither spec nor status.
+    let mut changed = csr.clone();
+    changed["spec"]["username"] = "mallory".into();
+    changed["spec"]["usages"] = serde_json::json!(["digital signature", "client auth"]);
+    changed["status"] = serde_json::json!({"conditions": [
+        {"type": "Approved", "status": "True", "reason": "Mine"}]});
+    c.ok_stdin(&["replace", "-f", "-"], &changed.to_string());
+    let after = get_json(c, &["csr", "csr-jane"]);
+    assert_eq!(after["spec"], csr["spec"], "{after}");
+    assert_eq!(after["status"], serde_json::json!({}), "{after}");
 }

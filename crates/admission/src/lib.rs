@@ -358,6 +358,24 @@ impl LocalAdmission {
             warnings.extend(w);
         }
 
+        // 3d. The registry strategy's preparation, which kube runs in the
+        // store after mutating admission (a Job's generated selector, a
+        // CertificateSigningRequest's requester).
+        if own_kind && custom_schema.is_none() {
+            let group = target
+                .info
+                .map_or(req.gr.group.as_str(), |i| i.group.as_str());
+            defaults::prepare(
+                group,
+                kind,
+                req.operation,
+                &req.subresource,
+                &mut object,
+                req.old_object.as_ref(),
+                req.user.as_ref(),
+            );
+        }
+
         // 4. Validation.
         if own_kind {
             let rules = MetaRules {

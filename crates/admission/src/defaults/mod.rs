@@ -12,6 +12,7 @@ mod apiregistration;
 mod apps;
 mod autoscaling;
 mod batch;
+mod certificates;
 mod core;
 mod discovery;
 mod flowcontrol;
@@ -26,7 +27,7 @@ mod storage;
 
 use serde_json::{Map, Value};
 
-use keelson_api::Operation;
+use keelson_api::{Operation, UserInfo};
 
 /// Apply the defaults of `group`/`kind` to `obj`; `old` is the stored
 /// object on update, `subresource` the request's (`status`, `finalize`).
@@ -60,12 +61,7 @@ pub(crate) fn apply(
         ("apps", "ReplicaSet") => apps::replica_set(obj),
         ("apps", "StatefulSet") => apps::stateful_set(obj),
         ("apps", "DaemonSet") => apps::daemon_set(obj),
-        ("batch", "Job") => {
-            batch::job(obj);
-            if op == Operation::Create && subresource.is_empty() {
-                job::generate_selector(obj);
-            }
-        }
+        ("batch", "Job") => batch::job(obj),
         ("batch", "CronJob") => batch::cron_job(obj),
         ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler(obj),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
@@ -99,6 +95,34 @@ pub(crate) fn apply(
         ("resource.k8s.io", "ResourceClaimTemplate") => resource::resource_claim_template(obj),
         ("resource.k8s.io", "ResourceSlice") => resource::resource_slice(obj),
         ("apiregistration.k8s.io", "APIService") => apiregistration::api_service(obj),
+        _ => {}
+    }
+}
+
+/// The registry strategies' `PrepareForCreate`/`PrepareForUpdate` steps
+/// that kube runs in the store, after mutating admission and before
+/// validation: a Job's generated selector, a CertificateSigningRequest's
+/// requester. `user` is who asked (after impersonation).
+pub(crate) fn prepare(
+    group: &str,
+    kind: &str,
+    op: Operation,
+    subresource: &str,
+    obj: &mut Value,
+    old: Option<&Value>,
+    user: Option<&UserInfo>,
+) {
+    if !subresource.is_empty() {
+        return;
+    }
+    match (group, kind, op, old) {
+        ("batch", "Job", Operation::Create, _) => job::generate_selector(obj),
+        ("certificates.k8s.io", "CertificateSigningRequest", Operation::Create, _) => {
+            certificates::prepare_create(obj, user)
+        }
+        ("certificates.k8s.io", "CertificateSigningRequest", Operation::Update, Some(old)) => {
+            certificates::prepare_update(obj, old)
+        }
         _ => {}
     }
 }

@@ -165,14 +165,15 @@ pub(crate) async fn create_object(
         m.remove("creationTimestamp");
         m.remove("deletionTimestamp");
         m.remove("deletionGracePeriodSeconds");
-        // kube's `FillObjectMetaSystemFields` always sets a new uid, before
-        // the strategy runs (a Job's generated selector names it); the
-        // store keeps this one.
-        m.insert("uid".into(), uuid::Uuid::new_v4().to_string().into());
-        // A Job's template labels carry its name (`job-name`), so a
-        // generated name is chosen before admission rather than by the
-        // store.
+        // A client's uid is never kept (kube's `FillObjectMetaSystemFields`
+        // sets a new one); the store assigns it.
+        m.remove("uid");
+        // A Job's strategy names its uid and name in the generated selector
+        // and template labels, so both are chosen before admission (kube
+        // sets them in the store, just before the strategy); the store
+        // keeps them.
         if cx.info.group == "batch" && cx.info.kind == "Job" {
+            m.insert("uid".into(), uuid::Uuid::new_v4().to_string().into());
             let base = m.get("generateName").and_then(Value::as_str).unwrap_or("");
             let unnamed = m
                 .get("name")
