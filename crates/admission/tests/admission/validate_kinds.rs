@@ -749,6 +749,23 @@ pub(crate) fn valid_newer_kinds() -> Vec<(&'static str, &'static str, &'static s
             "spec": {"policyName": "audit-only", "validationActions": ["Warn", "Audit"],
                 "paramRef": {"selector": {"matchLabels": {"role": "limit"}}, "parameterNotFoundAction": "Allow"}}}),
         ),
+        (
+            "certificates.k8s.io",
+            "certificatesigningrequests",
+            "",
+            json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "jane-client", "labels": {"team": "dev"}},
+            "spec": {"request": CSR_B64, "signerName": "kubernetes.io/kube-apiserver-client",
+                "expirationSeconds": 86400, "usages": ["digital signature", "key encipherment", "client auth"]}}),
+        ),
+        (
+            "certificates.k8s.io",
+            "certificatesigningrequests",
+            "",
+            json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "serving"},
+            "spec": {"request": CSR_B64, "signerName": "example.com/my-signer.v1", "usages": ["server auth"]}}),
+        ),
     ]
 }
 
@@ -834,5 +851,69 @@ async fn admission_policy_binding_mistakes() {
     assert_eq!(
         message(create(AR, "validatingadmissionpolicybindings", "", no_ref)).await,
         format!("{p}[spec.paramRef: Required value: one of name or selector must be specified, spec.paramRef.parameterNotFoundAction: Required value]")
+    );
+}
+
+/// A PKCS#10 request (P-256, CN=jane, O=dev) made with openssl for these tests.
+const CSR_B64: &str = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIWU1IOENBUUF3SFRFTk1Bc0dBMVVFQXd3RWFtRnVaVEVNTUFvR0ExVUVDZ3dEWkdWMk1Ga3dFd1lIS29aSQp6ajBDQVFZSUtvWkl6ajBEQVFjRFFnQUVBUlQ0U3g2N2RHaXRIVjZxVkYzT1RERWl0RnpZQ3lrTjQwRHVjUndqClpZbzk3N1V2K0lQTGNkc2FRZ3Y0VkVCMHBSWmM0dytpeS9IZStxUmcwNVBRS3FBQU1Bb0dDQ3FHU000OUJBTUMKQTBrQU1FWUNJUURYTWd1VlZXMHFGMk9XYlV0WGU0U08wTGlVazIxNXB5NnhseHZjV3JCQm9BSWhBTFNmQUZlTApUbzgzeW02OXdyTU5MdlRSZmx3NjYvaDljcFV4bnd4anRjcFgKLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==";
+
+fn csr(spec: Value) -> Value {
+    json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": "jane"}, "spec": spec})
+}
+
+#[tokio::test]
+async fn certificate_signing_request_mistakes() {
+    const C: &str = "certificates.k8s.io";
+    let p = "CertificateSigningRequest.certificates.k8s.io \"jane\" is invalid: ";
+    let bad = csr(
+        json!({"request": "bm90IGEgY3Ny", "signerName": "example.com", "expirationSeconds": 60}),
+    );
+    assert_eq!(
+        message(create(C, "certificatesigningrequests", "", bad)).await,
+        format!("{p}[spec.request: Invalid value: \"bm90IGEgY3Ny\": PEM block type must be CERTIFICATE REQUEST, spec.usages: Required value, spec.signerName: Invalid value: \"example.com\": must be a fully qualified domain and path of the form 'example.com/signer-name', spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)]")
+    );
+    let bad = csr(
+        json!({"request": CSR_B64, "signerName": "kubernetes.io/legacy-unknown",
+        "usages": ["client auth", "bogus", "client auth"]}),
+    );
+    assert_eq!(
+        message(create(C, "certificatesigningrequests", "", bad)).await,
+        format!("{p}[spec.usages[1]: Unsupported value: \"bogus\": supported values: \"any\", \"cert sign\", \"client auth\", \"code signing\", \"content commitment\", \"crl sign\", \"data encipherment\", \"decipher only\", \"digital signature\", \"email protection\", \"encipher only\", \"ipsec end system\", \"ipsec tunnel\", \"ipsec user\", \"key agreement\", \"key encipherment\", \"microsoft sgc\", \"netscape sgc\", \"ocsp signing\", \"s/mime\", \"server auth\", \"signing\", \"timestamping\", spec.usages[2]: Duplicate value: \"client auth\", spec.signerName: Invalid value: \"kubernetes.io/legacy-unknown\": the legacy signerName is not allowed via this API version]")
+    );
+    let bad =
+        csr(json!({"request": CSR_B64, "signerName": "Example/a_b", "usages": ["client auth"]}));
+    assert_eq!(
+        message(create(C, "certificatesigningrequests", "", bad)).await,
+        format!("{p}[spec.signerName: Invalid value: \"Example\": validating label \"Example\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.signerName: Invalid value: \"Example\": should be a domain with at least two segments separated by dots, spec.signerName: Invalid value: \"a_b\": validating label \"a_b\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]")
+    );
+    let no_signer = csr(json!({"request": CSR_B64, "usages": ["client auth"]}));
+    assert_eq!(
+        message(create(C, "certificatesigningrequests", "", no_signer)).await,
+        format!("{p}spec.signerName: Required value")
+    );
+    // Conditions, on the approval subresource.
+    let stored = csr(
+        json!({"request": CSR_B64, "signerName": "example.com/signer", "usages": ["client auth"]}),
+    );
+    let mut both = stored.clone();
+    both["status"] = json!({"conditions": [
+        {"type": "Approved", "status": "True", "reason": "OK"},
+        {"type": "Denied", "status": "False"},
+        {"type": "Approved", "status": "True"},
+        {"type": "", "status": "Maybe"}]});
+    let mut req = update(C, "certificatesigningrequests", "", stored.clone(), both);
+    req.subresource = "approval".into();
+    assert_eq!(
+        message(req).await,
+        format!("{p}[status.conditions[1].status: Unsupported value: \"False\": supported values: \"True\", status.conditions[1].type: Invalid value: \"Denied\": Approved and Denied conditions are mutually exclusive, status.conditions[2].type: Invalid value: \"Approved\": Approved and Denied conditions are mutually exclusive, status.conditions[2].type: Duplicate value: \"Approved\", status.conditions[3].type: Required value, status.conditions[3].status: Unsupported value: \"Maybe\": supported values: \"False\", \"True\", \"Unknown\"]")
+    );
+    let mut approved = stored.clone();
+    approved["status"] = json!({"conditions": [{"type": "Approved", "status": "True"}]});
+    let mut req = update(C, "certificatesigningrequests", "", approved, stored);
+    req.subresource = "approval".into();
+    assert_eq!(
+        message(req).await,
+        format!("{p}status.conditions: Forbidden: updates may not remove a condition of type \"Approved\"")
     );
 }

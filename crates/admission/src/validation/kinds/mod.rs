@@ -12,6 +12,7 @@ mod admissionregistration;
 mod apps;
 mod autoscaling;
 mod batch;
+mod certificates;
 mod coordination;
 mod core_cluster;
 mod core_config;
@@ -90,6 +91,7 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
             )
             | ("node.k8s.io", "RuntimeClass")
             | ("discovery.k8s.io", "EndpointSlice")
+            | ("certificates.k8s.io", "CertificateSigningRequest")
             | ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy")
             | (
                 "admissionregistration.k8s.io",
@@ -118,6 +120,7 @@ fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<Fie
         "storage.k8s.io" => storage::validate(kind, w, obj),
         "events.k8s.io" => events::validate(kind, w, obj),
         "discovery.k8s.io" => discovery::validate(kind, w, obj),
+        "certificates.k8s.io" => certificates::validate(kind, w, obj),
         "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
         "node.k8s.io" => node::validate(kind, w, obj),
         _ => Vec::new(),
