@@ -244,13 +244,13 @@ async fn priority_level_configuration_defaults() {
     };
     let o = create_level(
         "queuing",
-        json!({"type": "Limited", "limited": {"limitResponse": {"type": "Queuing", "queuing": {}}}}),
+        json!({"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}),
     )
     .await;
     assert_eq!(
         o["spec"]["limited"],
         json!({"nominalConcurrencyShares": 30, "lendablePercent": 0,
-               "limitResponse": {"type": "Queuing",
+               "limitResponse": {"type": "Queue",
                                  "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}}})
     );
 
@@ -259,7 +259,7 @@ async fn priority_level_configuration_defaults() {
         "explicit",
         json!({"type": "Limited", "limited": {"nominalConcurrencyShares": 0, "lendablePercent": 10,
                "borrowingLimitPercent": 20,
-               "limitResponse": {"type": "Queuing",
+               "limitResponse": {"type": "Queue",
                                  "queuing": {"queues": 0, "handSize": 4, "queueLengthLimit": 100}}}}),
     )
     .await;
@@ -288,7 +288,7 @@ async fn priority_level_configuration_defaults() {
         json!({"nominalConcurrencyShares": 0, "lendablePercent": 0})
     );
     let o = create_level(
-        "exempt-set",
+        "exempt",
         json!({"type": "Exempt", "exempt": {"nominalConcurrencyShares": 5}}),
     )
     .await;

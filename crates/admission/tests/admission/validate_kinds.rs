@@ -766,6 +766,57 @@ pub(crate) fn valid_newer_kinds() -> Vec<(&'static str, &'static str, &'static s
             "metadata": {"name": "serving"},
             "spec": {"request": CSR_B64, "signerName": "example.com/my-signer.v1", "usages": ["server auth"]}}),
         ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "flowschemas",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+            "metadata": {"name": "kube-controller-manager"},
+            "spec": {"matchingPrecedence": 800, "priorityLevelConfiguration": {"name": "workload-high"},
+                "distinguisherMethod": {"type": "ByNamespace"},
+                "rules": [{"subjects": [{"kind": "User", "user": {"name": "system:kube-controller-manager"}},
+                        {"kind": "ServiceAccount", "serviceAccount": {"name": "*", "namespace": "kube-system"}},
+                        {"kind": "Group", "group": {"name": "system:serviceaccounts"}}],
+                    "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "clusterScope": true, "namespaces": ["*"]},
+                        {"verbs": ["get", "list", "watch"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments"], "namespaces": ["default", "kube-system"]}],
+                    "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz", "/livez", "/readyz", "/metrics/*", "/"]}]}]}}),
+        ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "flowschemas",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+            "metadata": {"name": "exempt"},
+            "spec": {"matchingPrecedence": 1, "priorityLevelConfiguration": {"name": "exempt"},
+                "rules": [{"subjects": [{"kind": "Group", "group": {"name": "system:masters"}}],
+                    "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "clusterScope": true, "namespaces": ["*"]}],
+                    "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}}),
+        ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "prioritylevelconfigurations",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+            "metadata": {"name": "workload-high"},
+            "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 40, "lendablePercent": 50,
+                "borrowingLimitPercent": 100,
+                "limitResponse": {"type": "Queue", "queuing": {"queues": 128, "handSize": 6, "queueLengthLimit": 50}}}}}),
+        ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "prioritylevelconfigurations",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+            "metadata": {"name": "catch-all"},
+            "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 5, "limitResponse": {"type": "Reject"}}}}),
+        ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "prioritylevelconfigurations",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+            "metadata": {"name": "exempt"}, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0}}}),
+        ),
     ]
 }
 
@@ -915,5 +966,103 @@ async fn certificate_signing_request_mistakes() {
     assert_eq!(
         message(req).await,
         format!("{p}status.conditions: Forbidden: updates may not remove a condition of type \"Approved\"")
+    );
+}
+
+const FC: &str = "flowcontrol.apiserver.k8s.io";
+
+#[tokio::test]
+async fn flow_schema_mistakes() {
+    let p = "FlowSchema.flowcontrol.apiserver.k8s.io \"probes\" is invalid: ";
+    let fs = |spec: Value| {
+        create(
+            FC,
+            "flowschemas",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1",
+            "kind": "FlowSchema", "metadata": {"name": "probes"}, "spec": spec}),
+        )
+    };
+    assert_eq!(
+        message(fs(json!({"matchingPrecedence": 1}))).await,
+        format!("{p}[spec.matchingPrecedence: Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1, spec.priorityLevelConfiguration.name: Required value: must reference a priority level]")
+    );
+    let bad = json!({"matchingPrecedence": 10001, "priorityLevelConfiguration": {"name": "Workload_High"},
+        "rules": [
+            {"subjects": []},
+            {"subjects": [{"kind": "ServiceAccount", "user": {"name": "u"}},
+                          {"kind": "ServiceAccount", "serviceAccount": {"name": "*", "namespace": ""}},
+                          {"kind": "User", "user": {"name": ""}},
+                          {"kind": "Group"},
+                          {"kind": "Robot"}],
+             "resourceRules": [{"verbs": ["get", "bogus"], "apiGroups": ["*", "apps"], "resources": [], "namespaces": ["Kube_System"]},
+                               {"verbs": ["*", "get"], "apiGroups": [""], "resources": ["pods"]}],
+             "nonResourceURLs": [],
+             "nonResourceRules": [{"verbs": [], "nonResourceURLs": ["healthz", "/a//b", "/a*b", "/*", "*", "/x y"]},
+                                  {"verbs": ["get"], "nonResourceURLs": ["*", "/x"]}]}]});
+    assert_eq!(
+        message(fs(bad)).await,
+        format!("{p}[spec.matchingPrecedence: Invalid value: 10001: must not be greater than 10000, spec.priorityLevelConfiguration.name: Invalid value: \"Workload_High\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.rules[0].subjects: Required value: subjects must contain at least one value, spec.rules[0]: Required value: at least one of resourceRules and nonResourceRules has to be non-empty, spec.rules[1].subjects[0].serviceAccount: Required value: serviceAccount is required when subject kind is 'ServiceAccount', spec.rules[1].subjects[0].user: Forbidden: user is forbidden when subject kind is not 'User', spec.rules[1].subjects[1].serviceAccount.namespace: Required value: must specify namespace for service account, spec.rules[1].subjects[2].user.name: Required value, spec.rules[1].subjects[3].group: Required value: group is required when subject kind is 'Group', spec.rules[1].subjects[4].kind: Unsupported value: \"Robot\": supported values: \"Group\", \"ServiceAccount\", \"User\", spec.rules[1].resourceRules[0].verbs: Unsupported value: [\"get\",\"bogus\"]: supported values: \"create\", \"delete\", \"deletecollection\", \"get\", \"list\", \"patch\", \"proxy\", \"update\", \"watch\", spec.rules[1].resourceRules[0].apiGroups: Invalid value: [\"*\",\"apps\"]: if '*' is present, must not specify other api groups, spec.rules[1].resourceRules[0].resources: Required value: resource rules must supply at least one resource, spec.rules[1].resourceRules[0].namespaces[0]: Invalid value: \"Kube_System\": each member of this list must be '*' or a DNS-1123 label; a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.rules[1].resourceRules[1].verbs: Invalid value: [\"*\",\"get\"]: if '*' is present, must not specify other verbs, spec.rules[1].resourceRules[1].namespaces: Required value: resource rules that are not cluster scoped must supply at least one namespace, spec.rules[1].nonResourceRules[0].verbs: Required value: verbs must contain at least one value, spec.rules[1].nonResourceRules[0].nonResourceURLs: Invalid value: [\"healthz\",\"/a//b\",\"/a*b\",\"/*\",\"*\",\"/x y\"]: if '*' is present, must not specify other non-resource URLs, spec.rules[1].nonResourceRules[1].nonResourceURLs: Invalid value: [\"*\",\"/x\"]: if '*' is present, must not specify other non-resource URLs]")
+    );
+    let urls = json!({"priorityLevelConfiguration": {"name": "global-default"},
+        "rules": [{"subjects": [{"kind": "Group", "group": {"name": "system:authenticated"}}],
+            "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["healthz", "/a//b", "/a*b", "/x y", ""]}]}]});
+    assert_eq!(
+        message(fs(urls)).await,
+        format!("{p}[spec.rules[0].nonResourceRules[0].nonResourceURLs[0]: Invalid value: \"healthz\": must start with slash, spec.rules[0].nonResourceRules[0].nonResourceURLs[1]: Invalid value: \"/a//b\": must not contain double slash, spec.rules[0].nonResourceRules[0].nonResourceURLs[2]: Invalid value: \"/a*b\": wildcard can only do suffix matching, spec.rules[0].nonResourceRules[0].nonResourceURLs[3]: Invalid value: \"/x y\": must not contain white-space, spec.rules[0].nonResourceRules[0].nonResourceURLs[4]: Invalid value: \"\": must not be empty]")
+    );
+}
+
+#[tokio::test]
+async fn priority_level_configuration_mistakes() {
+    let plc = |name: &str, spec: Value| {
+        create(
+            FC,
+            "prioritylevelconfigurations",
+            "",
+            json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1",
+            "kind": "PriorityLevelConfiguration", "metadata": {"name": name}, "spec": spec}),
+        )
+    };
+    let p = |n: &str| {
+        format!("PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io \"{n}\" is invalid: ")
+    };
+    assert_eq!(
+        message(plc("exempt", json!({"type": "Limited"}))).await,
+        format!("{}[spec.type: Invalid value: \"Limited\": type must be 'Exempt' if and only if name is 'exempt', spec.limited: Required value: must not be empty when type is Limited]", p("exempt"))
+    );
+    assert_eq!(
+        message(plc("batch", json!({"type": "Exempt", "limited": {"limitResponse": {"type": "Reject"}}}))).await,
+        format!("{}[spec.type: Invalid value: \"Exempt\": type must be 'Exempt' if and only if name is 'exempt', spec.limited: Forbidden: must be nil if the type is not Limited]", p("batch"))
+    );
+    assert_eq!(
+        message(plc("batch", json!({"type": "Sometimes"}))).await,
+        format!("{}spec.type: Unsupported value: \"Sometimes\": supported values: \"Exempt\", \"Limited\"", p("batch"))
+    );
+    let bad = json!({"type": "Limited", "limited": {"lendablePercent": 101, "borrowingLimitPercent": -1,
+        "limitResponse": {"type": "Queue", "queuing": {"queues": -1, "handSize": -2, "queueLengthLimit": -3}}}});
+    assert_eq!(
+        message(plc("batch", bad)).await,
+        format!("{}[spec.limited.limitResponse.queuing.queueLengthLimit: Invalid value: -3: must be positive, spec.limited.limitResponse.queuing.queues: Invalid value: -1: must be positive, spec.limited.limitResponse.queuing.handSize: Invalid value: -2: must be positive, spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive, spec.limited.borrowingLimitPercent: Invalid value: -1: if specified, must be a non-negative integer]", p("batch"))
+    );
+    let hand = json!({"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 4, "handSize": 5}}}});
+    assert_eq!(
+        message(plc("batch", hand)).await,
+        format!("{}spec.limited.limitResponse.queuing.handSize: Invalid value: 5: should not be greater than queues (4)", p("batch"))
+    );
+    let entropy = json!({"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 10000000, "handSize": 10}}}});
+    assert_eq!(
+        message(plc("batch", entropy)).await,
+        format!("{}spec.limited.limitResponse.queuing.handSize: Invalid value: 10: required entropy bits of deckSize 10000000 and handSize 10 should not be greater than 60", p("batch"))
+    );
+    let reject = json!({"type": "Limited", "limited": {"limitResponse": {"type": "Reject", "queuing": {"queues": 1, "handSize": 1}}}});
+    assert_eq!(
+        message(plc("batch", reject)).await,
+        format!("{}spec.limited.limitResponse.queuing: Forbidden: must be nil if limited.limitResponse.type is not Limited", p("batch"))
+    );
+    let none = json!({"type": "Limited", "limited": {"limitResponse": {"type": "Drop"}}});
+    assert_eq!(
+        message(plc("batch", none)).await,
+        format!("{}spec.limited.limitResponse.type: Unsupported value: \"Drop\": supported values: \"Queue\", \"Reject\"", p("batch"))
     );
 }

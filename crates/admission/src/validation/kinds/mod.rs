@@ -21,6 +21,7 @@ mod core_pod;
 mod core_service;
 mod discovery;
 mod events;
+mod flowcontrol;
 mod networking;
 mod node;
 mod path;
@@ -92,6 +93,8 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
             | ("node.k8s.io", "RuntimeClass")
             | ("discovery.k8s.io", "EndpointSlice")
             | ("certificates.k8s.io", "CertificateSigningRequest")
+            | ("flowcontrol.apiserver.k8s.io", "FlowSchema")
+            | ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration")
             | ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy")
             | (
                 "admissionregistration.k8s.io",
@@ -121,6 +124,7 @@ fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<Fie
         "events.k8s.io" => events::validate(kind, w, obj),
         "discovery.k8s.io" => discovery::validate(kind, w, obj),
         "certificates.k8s.io" => certificates::validate(kind, w, obj),
+        "flowcontrol.apiserver.k8s.io" => flowcontrol::validate(kind, w, obj),
         "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
         "node.k8s.io" => node::validate(kind, w, obj),
         _ => Vec::new(),
