@@ -5,7 +5,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{Cluster, Mode};
+use support::{block_on, Cluster, Mode};
 
 #[test]
 fn strategy_embedded() {
@@ -21,6 +21,7 @@ fn run(c: &Cluster) {
     job_generated_selector(c);
     job_manual_selector(c);
     csr_records_requester(c);
+    unconditional_updates(c);
 }
 
 fn get_json(c: &Cluster, args: &[&str]) -> Value {
@@ -223,4 +224,135 @@ fn csr_records_requester(c: &Cluster) {
     let after = get_json(c, &["csr", "csr-jane"]);
     assert_eq!(after["spec"], csr["spec"], "{after}");
     assert_eq!(after["status"], serde_json::json!({}), "{after}");
+}
+
+const GADGETS: &str = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"gadgets.example.com"},
+"spec":{"group":"example.com","scope":"Namespaced",
+"names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},
+"versions":[{"name":"v1","served":true,"storage":true,
+"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}"#;
+
+/// PUT `body` to `path`; the status code and the answer.
+fn put(c: &Cluster, path: &str, body: &Value) -> (u16, Value) {
+    block_on(async {
+        let r = c
+            .client()
+            .put(format!("{}{path}", c.url))
+            .json(body)
+            .send()
+            .await
+            .expect("PUT");
+        let code = r.status().as_u16();
+        (code, r.json().await.expect("json answer"))
+    })
+}
+
+/// The object at `path` with `metadata.resourceVersion` set to `rv`
+/// (removed when `None`) and `data`/`spec` changed to `n`.
+fn without_rv(c: &Cluster, path: &str, rv: Option<&str>, n: u64) -> Value {
+    let mut obj: Value = block_on(async {
+        let r = c
+            .client()
+            .get(format!("{}{path}", c.url))
+            .send()
+            .await
+            .expect("GET");
+        r.json().await.expect("json")
+    });
+    let meta = obj["metadata"].as_object_mut().expect("metadata");
+    meta.remove("managedFields");
+    match rv {
+        Some(rv) => {
+            meta.insert("resourceVersion".into(), rv.into());
+        }
+        None => {
+            meta.remove("resourceVersion");
+        }
+    }
+    if obj.get("data").is_some() || obj["kind"] == "ConfigMap" {
+        obj["data"] = serde_json::json!({"n": n.to_string()});
+    } else {
+        obj["spec"]["n"] = n.into();
+    }
+    obj
+}
+
+/// An update without `metadata.resourceVersion`, or with `"0"`, is
+/// unconditional for the kinds whose strategy allows it (a ConfigMap) and
+/// kube's `422` for those that do not (custom resources, CRDs).
+fn unconditional_updates(c: &Cluster) {
+    c.ok(&["create", "configmap", "uncond", "--from-literal=n=0"]);
+    let path = "/api/v1/namespaces/default/configmaps/uncond";
+    for (n, rv) in [(1, Some("0")), (2, None)] {
+        let (code, answer) = put(c, path, &without_rv(c, path, rv, n));
+        assert_eq!(code, 200, "rv {rv:?}: {answer}");
+        assert_eq!(answer["data"]["n"], n.to_string(), "{answer}");
+    }
+    // A stale one is still a conflict.
+    let (code, answer) = put(c, path, &without_rv(c, path, Some("1"), 3));
+    assert_eq!(code, 409, "{answer}");
+
+    c.ok_stdin(&["apply", "-f", "-"], GADGETS);
+    c.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gadgets.example.com",
+        "--timeout=10s",
+    ]);
+    let gadget = r#"{"apiVersion":"example.com/v1","kind":"Gadget",
+        "metadata":{"name":"g1","namespace":"default"},"spec":{"n":0}}"#;
+    let mut created = false;
+    for _ in 0..50 {
+        if c.kubectl_stdin(&["create", "-f", "-"], Some(gadget))
+            .status
+            .success()
+        {
+            created = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(created, "the Gadget was never created");
+    let path = "/apis/example.com/v1/namespaces/default/gadgets/g1";
+    for rv in [None, Some("0")] {
+        let (code, answer) = put(c, path, &without_rv(c, path, rv, 1));
+        assert_eq!(code, 422, "rv {rv:?}: {answer}");
+        assert_eq!(
+            answer,
+            serde_json::json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "gadgets.example.com \"g1\" is invalid: metadata.resourceVersion: \
+                    Invalid value: 0x0: must be specified for an update",
+                "reason": "Invalid",
+                "details": {"name": "g1", "group": "example.com", "kind": "gadgets",
+                    "causes": [{"reason": "FieldValueInvalid",
+                        "message": "Invalid value: 0x0: must be specified for an update",
+                        "field": "metadata.resourceVersion"}]},
+                "code": 422
+            })
+        );
+    }
+    let rv = get_json(c, &["gadget", "g1"])["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_string();
+    let (code, answer) = put(c, path, &without_rv(c, path, Some(&rv), 2));
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(answer["spec"]["n"], 2);
+    // `kubectl replace` of a manifest without one still works: kubectl
+    // fills in the server's resourceVersion first.
+    let out = c.ok_stdin(&["replace", "-f", "-"], gadget);
+    assert!(out.contains("replaced"), "{out}");
+    // The CRD itself too.
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com";
+    let mut crd = without_rv(c, path, None, 0);
+    crd["spec"].as_object_mut().expect("spec").remove("n");
+    let (code, answer) = put(c, path, &crd);
+    assert_eq!(code, 422, "{answer}");
+    assert_eq!(
+        answer["message"],
+        "customresourcedefinitions.apiextensions.k8s.io \"gadgets.example.com\" is invalid: \
+         metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+    );
 }

@@ -111,8 +111,9 @@ pub trait StoreApi: Send + Sync + 'static {
     /// Read the current object, or `404 NotFound`.
     async fn get(&self, key: &ObjectKey) -> ApiResult<Value>;
 
-    /// Replace an object. A non-empty `metadata.resourceVersion` in `object`
-    /// must equal the stored one (`409 Conflict` otherwise). `uid` and
+    /// Replace an object. A `metadata.resourceVersion` in `object` other
+    /// than `""` and `"0"` must equal the stored one (`409 Conflict`
+    /// otherwise). `uid` and
     /// `creationTimestamp` are kept from the stored object. Clearing the last
     /// finalizer of an object being deleted removes it.
     async fn update(&self, key: &ObjectKey, object: Value, opts: UpdateOptions)

@@ -144,6 +144,8 @@ fn resource(
         storage_version_hash: storage_version_hash(&group, storage, &names.kind),
         strategy: Strategy {
             tracks_generation: true,
+            // The custom resource strategy's AllowUnconditionalUpdate.
+            requires_resource_version: true,
             status: if has_status {
                 StatusPolicy::CustomSubresource
             } else {

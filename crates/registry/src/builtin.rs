@@ -42,6 +42,21 @@ pub(crate) fn strategy(r: &ResourceInfo, definitions: &BTreeMap<String, Schema>)
                 | ("coordination.k8s.io", "leases")
                 | ("rbac.authorization.k8s.io", _)
         ),
+        // The strategies whose `AllowUnconditionalUpdate` is false.
+        requires_resource_version: matches!(
+            (group, plural),
+            (
+                "admissionregistration.k8s.io",
+                "mutatingwebhookconfigurations"
+                    | "validatingwebhookconfigurations"
+                    | "validatingadmissionpolicies"
+                    | "validatingadmissionpolicybindings"
+                    | "mutatingadmissionpolicies"
+                    | "mutatingadmissionpolicybindings"
+            ) | ("apiextensions.k8s.io", "customresourcedefinitions")
+                | ("apiregistration.k8s.io", "apiservices")
+                | ("coordination.k8s.io", "leasecandidates")
+        ),
         // A kind with a `spec` tracks `metadata.generation`.
         tracks_generation: definitions
             .get(&r.definition)

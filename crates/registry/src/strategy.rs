@@ -20,6 +20,10 @@ pub struct Strategy {
     pub returns_deleted_object: bool,
     /// PUT of a missing object creates it (`AllowCreateOnUpdate`).
     pub allow_create_on_update: bool,
+    /// A PUT must carry `metadata.resourceVersion` (kube's
+    /// `AllowUnconditionalUpdate` is false): without one, or with `"0"`,
+    /// it is a `422`. Most built-ins allow unconditional updates.
+    pub requires_resource_version: bool,
     /// `metadata.generation` is bumped on spec changes.
     pub tracks_generation: bool,
     /// What happens to `status` on create and update.

@@ -170,7 +170,7 @@ fn strategy_round_trips_and_is_left_out_when_default() {
     let json = serde_json::to_value(&w).unwrap();
     assert_eq!(
         json["strategy"],
-        serde_json::json!({"tracksGeneration": true, "status": "Plain", "gracefulDeletion": "Immediate", "returnsDeletedObject": false, "allowCreateOnUpdate": false})
+        serde_json::json!({"tracksGeneration": true, "status": "Plain", "gracefulDeletion": "Immediate", "returnsDeletedObject": false, "allowCreateOnUpdate": false, "requiresResourceVersion": false})
     );
     assert_eq!(serde_json::from_value::<ResourceInfo>(json).unwrap(), w);
     w.strategy = Strategy::default();

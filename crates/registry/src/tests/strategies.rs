@@ -53,6 +53,29 @@ fn create_on_update() {
 }
 
 #[test]
+fn unconditional_updates_follow_kube_strategies() {
+    for (g, r) in [
+        ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+        ("apiextensions.k8s.io", "customresourcedefinitions"),
+        ("apiregistration.k8s.io", "apiservices"),
+    ] {
+        assert!(info(g, r).strategy.requires_resource_version, "{g}/{r}");
+    }
+    for (g, r) in [
+        ("", "configmaps"),
+        ("", "pods"),
+        ("apps", "deployments"),
+        ("rbac.authorization.k8s.io", "clusterroles"),
+        ("coordination.k8s.io", "leases"),
+    ] {
+        assert!(!info(g, r).strategy.requires_resource_version, "{g}/{r}");
+    }
+}
+
+#[test]
 fn status_policies() {
     assert_eq!(info("", "pods").strategy.status, StatusPolicy::PodPending);
     assert_eq!(

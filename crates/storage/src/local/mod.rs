@@ -217,8 +217,12 @@ impl LocalStore {
                     return Ok(Decision::Put(bytes, new));
                 };
                 let stored = codec.decode_kv(current)?;
+                // No resourceVersion, or `0` (kube's versioner reads both
+                // as 0), is an unconditional update; the gateway refuses it
+                // for kinds whose strategy does not allow one.
                 let rv = meta_str(&obj, "resourceVersion");
-                if !rv.is_empty() && rv != current.mod_revision.to_string() {
+                let unconditional = rv.is_empty() || object::parse_rv(rv) == Some(0);
+                if !unconditional && rv != current.mod_revision.to_string() {
                     return Err(ApiError::optimistic_lock(&key.gr, &key.name));
                 }
                 let mut new = obj.clone();

@@ -2,7 +2,10 @@
 //! it create a missing object.
 
 use bytes::Bytes;
+use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::options::UpdateOptions;
+use keelson_apimachinery::{ApiError, ApiResult, FieldError, FieldErrorKind};
+use serde_json::Value;
 
 use super::object::{check_name, decode_body, prepare_object};
 use super::status::merge_subresource;
@@ -27,10 +30,35 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
         }
         Err(e) => return Err(plain(e)),
     };
+    require_resource_version(cx, &obj).map_err(plain)?;
     super::custom::to_request_version(cx.b, cx.info, &mut old)
         .await
         .map_err(plain)?;
     super::versions::to_served(cx.info, &mut old).map_err(plain)?;
     let new = merge_subresource(cx, obj, &old).map_err(plain)?;
     write_update(cx, new, old, raw, false, owner, fv, dry).await
+}
+
+/// kube's generic store on an update without `metadata.resourceVersion`
+/// (or with `"0"`): unconditional when the strategy allows it
+/// (`AllowUnconditionalUpdate`), else `422` naming the resource.
+fn require_resource_version(cx: &Ctx<'_>, obj: &Value) -> ApiResult<()> {
+    let rv = meta_str(obj, "resourceVersion");
+    let unset = rv.is_empty() || rv.parse::<u64>() == Ok(0);
+    if !unset || !cx.info.strategy.requires_resource_version {
+        return Ok(());
+    }
+    let err = FieldError {
+        kind: FieldErrorKind::Invalid,
+        field: "metadata.resourceVersion".into(),
+        value: None,
+        // Go's `%#v` of the parsed uint64 0.
+        detail: "0x0: must be specified for an update".into(),
+    };
+    Err(ApiError::invalid(
+        &cx.info.group,
+        &cx.info.plural,
+        &cx.ri.name,
+        &[err],
+    ))
 }
