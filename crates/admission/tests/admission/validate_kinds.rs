@@ -817,6 +817,49 @@ pub(crate) fn valid_newer_kinds() -> Vec<(&'static str, &'static str, &'static s
             json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
             "metadata": {"name": "exempt"}, "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0}}}),
         ),
+        (
+            "",
+            "persistentvolumes",
+            "",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "pv-nfs", "labels": {"type": "nfs"}},
+            "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteMany", "ReadOnlyMany"],
+                "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "nfs-client",
+                "mountOptions": ["hard", "nfsvers=4.1"], "volumeMode": "Filesystem",
+                "nfs": {"server": "nfs.example.com", "path": "/exports/data"},
+                "claimRef": {"namespace": "default", "name": "data"}}}),
+        ),
+        (
+            "",
+            "persistentvolumes",
+            "",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "local-pv"},
+            "spec": {"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteOnce"],
+                "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "local-storage",
+                "local": {"path": "/mnt/disks/ssd1"},
+                "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-1"]}]}]}}}}),
+        ),
+        (
+            "",
+            "persistentvolumes",
+            "",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "csi-pv"},
+            "spec": {"capacity": {"storage": "5Gi"}, "accessModes": ["ReadWriteOncePod"], "volumeMode": "Block",
+                "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-0abc", "fsType": "ext4",
+                    "volumeAttributes": {"type": "gp3"}}}}),
+        ),
+        (
+            "",
+            "persistentvolumes",
+            "",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": "host"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                "hostPath": {"path": "/tmp/data", "type": "DirectoryOrCreate"}}}),
+        ),
     ]
 }
 
@@ -1064,5 +1107,51 @@ async fn priority_level_configuration_mistakes() {
     assert_eq!(
         message(plc("batch", none)).await,
         format!("{}spec.limited.limitResponse.type: Unsupported value: \"Drop\": supported values: \"Queue\", \"Reject\"", p("batch"))
+    );
+}
+
+fn pv(spec: Value) -> AdmissionRequest {
+    create(
+        "",
+        "persistentvolumes",
+        "",
+        json!({"apiVersion": "v1", "kind": "PersistentVolume",
+        "metadata": {"name": "pv-1"}, "spec": spec}),
+    )
+}
+
+#[tokio::test]
+async fn persistent_volume_mistakes() {
+    let p = "PersistentVolume \"pv-1\" is invalid: ";
+    assert_eq!(
+        message(pv(json!({}))).await,
+        format!("{p}[spec.accessModes: Required value, spec.capacity: Required value, spec.capacity: Unsupported value: null: supported values: \"storage\", spec: Required value: must specify a volume type]")
+    );
+    let bad = json!({"accessModes": ["ReadWriteOncePod", "ReadWriteOnce", "WriteSometimes"],
+        "capacity": {"storage": "0Gi", "cpu": "1000m"}, "persistentVolumeReclaimPolicy": "Keep",
+        "hostPath": {"path": "/data"}, "nfs": {"server": "nfs.example.com", "path": "/x"},
+        "storageClassName": "Fast_SSD", "volumeMode": "Raw"});
+    assert_eq!(
+        message(pv(bad)).await,
+        format!("{p}[spec.accessModes: Unsupported value: \"WriteSometimes\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\", spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes, spec.capacity: Unsupported value: {{\"cpu\":\"1\",\"storage\":\"0\"}}: supported values: \"storage\", spec.capacity[storage]: Invalid value: \"0\": must be greater than zero, spec.persistentVolumeReclaimPolicy: Unsupported value: \"Keep\": supported values: \"Delete\", \"Recycle\", \"Retain\", spec.nfs: Forbidden: may not specify more than 1 volume type, spec.storageClassName: Invalid value: \"Fast_SSD\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.volumeMode: Unsupported value: \"Raw\": supported values: \"Block\", \"Filesystem\"]")
+    );
+    let local = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "-1Gi"}, "local": {"path": "/mnt/disk"}});
+    assert_eq!(
+        message(pv(local)).await,
+        format!("{p}[spec.capacity[storage]: Invalid value: -1073741824: must be a valid resource quantity, spec.capacity[storage]: Invalid value: \"-1Gi\": must be greater than zero, spec.nodeAffinity: Required value: Local volume requires node affinity]")
+    );
+    let root = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"},
+        "persistentVolumeReclaimPolicy": "Recycle", "hostPath": {"path": "/"}});
+    assert_eq!(
+        message(pv(root)).await,
+        format!("{p}spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/'")
+    );
+    let old = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data"}, "volumeMode": "Filesystem"}});
+    let mut new = old.clone();
+    new["spec"]["volumeMode"] = json!("Block");
+    assert_eq!(
+        message(update("", "persistentvolumes", "", old, new)).await,
+        format!("{p}volumeMode: Invalid value: \"Block\": field is immutable")
     );
 }

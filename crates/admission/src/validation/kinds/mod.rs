@@ -18,6 +18,7 @@ mod core_cluster;
 mod core_config;
 mod core_other;
 mod core_pod;
+mod core_pv;
 mod core_service;
 mod discovery;
 mod events;
@@ -109,6 +110,7 @@ fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<Fie
             "Pod" | "PodTemplate" | "ReplicationController" => core_pod::validate(kind, w, obj),
             "Service" | "Endpoints" => core_service::validate(kind, w, obj),
             "ConfigMap" | "Secret" => core_config::validate(kind, w, obj),
+            "PersistentVolume" => core_pv::validate(w, obj),
             "Node" | "ResourceQuota" | "LimitRange" => core_cluster::validate(kind, w, obj),
             _ => core_other::validate(kind, w, obj),
         },
