@@ -187,9 +187,7 @@ fn first_pem_block_type(text: &str) -> Option<String> {
     let mut rest = text;
     while let Some(start) = rest.find("-----BEGIN ") {
         let after = &rest[start + "-----BEGIN ".len()..];
-        let Some(line_end) = after.find('\n').or(Some(after.len())) else {
-            return None;
-        };
+        let line_end = after.find('\n').unwrap_or(after.len());
         let line = after[..line_end].trim_end_matches('\r');
         let at_line_start = start == 0 || rest[..start].ends_with('\n');
         if let Some(ty) = line.strip_suffix("-----").filter(|_| at_line_start) {
