@@ -190,7 +190,7 @@ fn fully_qualified_name(name: &str, path: &Path) -> Vec<FieldError> {
         return vec![FieldError::invalid(
             path.as_str(),
             name,
-            "should be a domain with at least two dots",
+            "should be a domain with at least three segments separated by dots",
         )];
     }
     Vec::new()
