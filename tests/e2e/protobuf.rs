@@ -552,6 +552,8 @@ fn twin(mut v: Value) -> Value {
 
 /// What differs between two objects made the same way at different times.
 fn comparable(mut v: Value) -> Value {
+    // A Job's generated selector and template labels carry its own uid.
+    let uid = v["metadata"]["uid"].as_str().unwrap_or("").to_string();
     let m = v["metadata"].as_object_mut().unwrap();
     for k in ["name", "uid", "resourceVersion", "creationTimestamp"] {
         m.remove(k);
@@ -563,6 +565,9 @@ fn comparable(mut v: Value) -> Value {
     }
     // Each pod's ServiceAccount token volume has a random name, as on kube.
     let mut text = v.to_string();
+    if !uid.is_empty() {
+        text = text.replace(&uid, "<uid>");
+    }
     let prefix = "kube-api-access-";
     let mut from = 0;
     while let Some(i) = text[from..].find(prefix) {
