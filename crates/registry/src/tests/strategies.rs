@@ -55,10 +55,22 @@ fn create_on_update() {
 #[test]
 fn unconditional_updates_follow_kube_strategies() {
     for (g, r) in [
-        ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
-        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
-        ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
-        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+        (
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "mutatingwebhookconfigurations",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicybindings",
+        ),
         ("apiextensions.k8s.io", "customresourcedefinitions"),
         ("apiregistration.k8s.io", "apiservices"),
     ] {
