@@ -15,8 +15,14 @@ use crate::per_namespace::{self, PerNamespace};
 /// The ConfigMap every namespace gets.
 pub const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";
 
-/// How many 100 ms steps a namespace waits for the published CA.
-const CA_WAIT_STEPS: usize = 50;
+/// How long a namespace waits for the published CA.
+const CA_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The first pause between looks, doubled up to [`CA_WAIT_MAX_STEP`]: the
+/// gateway publishes the CA a millisecond or two after the controllers
+/// start, and every start waits for this controller's first object.
+const CA_WAIT_FIRST_STEP: std::time::Duration = std::time::Duration::from_millis(1);
+/// The longest pause between looks.
+const CA_WAIT_MAX_STEP: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The root CA publisher.
 pub struct RootCaController {
@@ -60,11 +66,11 @@ impl PerNamespace for RootCa {
         // The API server publishes its CA right after it starts: wait for
         // it a little, then fail (the controller re-syncs a second later).
         let mut ca = published_ca(store).await?;
-        for _ in 0..CA_WAIT_STEPS {
-            if ca.is_some() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let deadline = tokio::time::Instant::now() + CA_WAIT;
+        let mut step = CA_WAIT_FIRST_STEP;
+        while ca.is_none() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(step).await;
+            step = (step * 2).min(CA_WAIT_MAX_STEP);
             ca = published_ca(store).await?;
         }
         let Some(ca) = ca else {

@@ -55,6 +55,10 @@ async fn in_process(n: usize) {
             phases[i].1.push(p.took);
         }
     }
+    println!(
+        "in-process: the first start in this process (lazy statics): {:.1} ms",
+        total[0].as_secs_f64() * 1e3
+    );
     report(
         "in-process: TestServer::start -> first GET (admin client)",
         total,

@@ -9,9 +9,6 @@ pub enum TestServerError {
     /// Keelson did not start (bad flags, bind, credentials).
     #[error("keelson did not start: {0}")]
     Start(String),
-    /// A certificate could not be made.
-    #[error("certificate: {0}")]
-    Certificate(#[from] rcgen::Error),
     /// A kubeconfig could not be read or turned into a client config.
     #[error("kubeconfig: {0}")]
     Kubeconfig(String),

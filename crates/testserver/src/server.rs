@@ -7,7 +7,6 @@ use std::time::Duration;
 use clap::Parser;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::ca::TestCa;
 use crate::TestServerError;
 
 /// How long [`Builder::start`] waits for the server and for preloaded CRDs.
@@ -108,7 +107,6 @@ impl TestServer {
         let dir = tempfile::Builder::new()
             .prefix("keelson-testserver-")
             .tempdir()?;
-        TestCa::get()?.write_into(dir.path())?;
         let mut argv = vec![
             "keelson".to_string(),
             format!("--data-dir={}", dir.path().display()),
