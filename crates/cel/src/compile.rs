@@ -4,7 +4,6 @@
 use crate::check::{max_cardinality, render_at, Checker, Ty};
 use crate::schema::{Rule, Schema};
 use cel::common::ast::SourceInfo;
-use cel::parser::Parser;
 use cel::IdedExpr;
 use keelson_apimachinery::field::{FieldError, FieldErrorKind};
 use serde_json::Value as Json;
@@ -253,8 +252,7 @@ fn has_newlines(s: &str) -> bool {
 }
 
 fn parse(src: &str) -> Result<(IdedExpr, SourceInfo), String> {
-    Parser::new()
-        .enable_optional_syntax(true)
+    crate::macros::parser()
         .parse_with_source_info(src)
         .map_err(|errs| {
             errs.errors

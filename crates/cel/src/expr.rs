@@ -5,7 +5,6 @@
 use crate::check::render_at;
 use crate::eval::{EvalError, Evaluator};
 use crate::value::{from_json, Key, MapData, Value};
-use cel::parser::Parser;
 use cel::IdedExpr;
 use serde_json::Value as Json;
 use std::sync::Arc;
@@ -84,8 +83,7 @@ impl Activation {
 impl Expression {
     /// Parses `src`; a syntax error is rendered as cel-go renders it.
     pub fn compile(src: &str) -> Result<Expression, String> {
-        Parser::new()
-            .enable_optional_syntax(true)
+        crate::macros::parser()
             .parse_with_source_info(src)
             .map(|(program, _)| Expression { program })
             .map_err(|errs| {

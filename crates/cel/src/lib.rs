@@ -19,6 +19,7 @@ mod escape;
 mod eval;
 pub mod expr;
 pub mod library;
+mod macros;
 mod schema;
 mod types;
 mod validate;
