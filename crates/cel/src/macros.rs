@@ -33,7 +33,9 @@ static ENV: LazyLock<Env> = LazyLock::new(|| {
     let macros = [
         Macro::global(ops::HAS, 1, has),
         Macro::receiver(ops::ALL, 2, |h, t, a| one_var(h, t, a, Quantifier::All)),
-        Macro::receiver(ops::EXISTS, 2, |h, t, a| one_var(h, t, a, Quantifier::Exists)),
+        Macro::receiver(ops::EXISTS, 2, |h, t, a| {
+            one_var(h, t, a, Quantifier::Exists)
+        }),
         Macro::receiver(ops::EXISTS_ONE, 2, |h, t, a| {
             one_var(h, t, a, Quantifier::ExistsOne)
         }),
@@ -42,7 +44,9 @@ static ENV: LazyLock<Env> = LazyLock::new(|| {
         Macro::receiver(ops::FILTER, 2, filter),
         Macro::receiver(ops::ALL, 3, |h, t, a| two_var(h, t, a, TwoVar::All)),
         Macro::receiver(ops::EXISTS, 3, |h, t, a| two_var(h, t, a, TwoVar::Exists)),
-        Macro::receiver("existsOne", 3, |h, t, a| two_var(h, t, a, TwoVar::ExistsOne)),
+        Macro::receiver("existsOne", 3, |h, t, a| {
+            two_var(h, t, a, TwoVar::ExistsOne)
+        }),
         Macro::receiver(ops::EXISTS_ONE, 3, |h, t, a| {
             two_var(h, t, a, TwoVar::ExistsOne)
         }),
@@ -162,10 +166,7 @@ enum Quantifier {
 fn one_iter_var(h: &MacroExprHelper<'_>, e: &IdedExpr) -> Result<String, ParseError> {
     let v = ident_name(e).ok_or_else(|| h.new_error(e.id, "argument must be a simple name"))?;
     if v == ACCU || v == LEGACY_ACCU {
-        return Err(h.new_error(
-            e.id,
-            "iteration variable overwrites accumulator variable",
-        ));
+        return Err(h.new_error(e.id, "iteration variable overwrites accumulator variable"));
     }
     Ok(v)
 }
@@ -297,10 +298,7 @@ fn two_iter_vars(
     }
     for (v, e) in [(&v1, a0), (&v2, a1)] {
         if v == ACCU || v == LEGACY_ACCU {
-            return Err(h.new_error(
-                e.id,
-                "iteration variable overwrites accumulator variable",
-            ));
+            return Err(h.new_error(e.id, "iteration variable overwrites accumulator variable"));
         }
     }
     Ok((v1, v2))

@@ -30,7 +30,11 @@ pub fn call(name: &str, sizes: &[u64], kinds: &[Kind]) -> u64 {
     let kind = |i: usize| kinds.get(i).copied().unwrap_or(Kind::Other);
     match name {
         // cel-go's O(n) standard functions
-        "startsWith" | "endsWith" | "bytes" => traversal(size(0)),
+        "startsWith" | "endsWith" | "bytes" | "strings.quote" => traversal(size(0)),
+        // cel-go's ExtFormatString: a traversal of the format string
+        "format" if kind(0) == Kind::Text => traversal(size(0)),
+        // kube charges join by its result: see lists::call and the checker
+        "join" => 0,
         // kube's library functions that traverse their string once
         "lowerAscii" | "upperAscii" | "trim" | "substring" | "charAt" | "reverse" | "url"
         | "isURL" | "ip" | "isIP" | "cidr" | "isCIDR" | "quantity" | "isQuantity" | "semver"
@@ -53,7 +57,7 @@ pub fn call(name: &str, sizes: &[u64], kinds: &[Kind]) -> u64 {
         "replace" | "split" | "indexOf" | "lastIndexOf" if kind(0) == Kind::Text => {
             traversal(size(0)).saturating_mul(traversal(size(1)).max(1))
         }
-        "isSorted" | "sum" | "min" | "max" | "indexOf" | "lastIndexOf" | "join" => size(0).max(1),
+        "isSorted" | "sum" | "min" | "max" | "indexOf" | "lastIndexOf" => size(0).max(1),
         "sets.contains" | "sets.equivalent" | "sets.intersects" => {
             size(0).saturating_mul(size(1)).max(1)
         }

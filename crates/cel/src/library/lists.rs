@@ -66,14 +66,23 @@ pub fn call(ev: &mut Evaluator<'_>, name: &str, target: Value, args: Vec<Value>)
                 Some(Value::Str(s)) => s,
                 _ => return Err(no_overload()),
             };
-            let mut parts = Vec::with_capacity(l.len());
-            for v in l.iter() {
+            let mut out = String::new();
+            for (i, v) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
                 match v {
-                    Value::Str(s) => parts.push(s.to_string()),
-                    _ => return Err(no_overload()),
+                    Value::Str(s) => out.push_str(s),
+                    other => {
+                        return Err(EvalError::msg(format!(
+                            "join: invalid input: {}",
+                            super::string_format::format_string(other).unwrap_or_default()
+                        )))
+                    }
                 }
             }
-            let out = parts.join(sep);
+            // kube's cost of join is twice a traversal of its result
+            ev.charge((out.chars().count() as u64 * 2).div_ceil(10))?;
             Ok(Value::str(out))
         }
         _ => Err(EvalError::msg(format!("no such overload: list.{name}"))),

@@ -2,11 +2,13 @@
 //! regex, URLs, IPs and CIDRs, quantities, named formats, semver, strings
 //! extensions), with cel-go's runtime costs.
 
+pub mod comprehensions;
 pub mod cost;
 pub mod format;
 pub mod lists;
 pub mod net;
 pub mod quantity;
+pub mod string_format;
 pub mod strings;
 pub mod time;
 
@@ -151,6 +153,10 @@ pub fn call_global(ev: &mut Evaluator<'_>, name: &str, args: Vec<Value>) -> Eval
         ("matches", Some(x), Some(y), None) => strings::call(ev, "matches", x, vec![y]),
         ("timestamp", Some(x), None, None) => time::timestamp(x),
         ("duration", Some(x), None, None) => time::duration(x),
+        ("strings.quote", Some(Value::Str(s)), None, None) => {
+            Ok(Value::str(string_format::quote(&s)))
+        }
+        (crate::macros::MAP_INSERT, Some(m), Some(k), v) => comprehensions::map_insert(m, k, v),
         ("optional.of", Some(x), None, None) => Ok(Value::Optional(Some(Box::new(x)))),
         ("optional.none", None, None, None) => Ok(Value::Optional(None)),
         ("optional.ofNonZeroValue", Some(x), None, None) => Ok(Value::Optional(if is_zero(&x) {
@@ -309,7 +315,7 @@ fn to_string(x: Value) -> EvalResult {
         Value::Bool(b) => b.to_string(),
         Value::Bytes(b) => String::from_utf8(b.to_vec())
             .map_err(|_| EvalError::msg("invalid UTF-8 in bytes, cannot convert to string"))?,
-        Value::Timestamp(t) => t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        Value::Timestamp(t) => string_format::rfc3339_nano(&t),
         Value::Duration(d) => time::format_duration(d),
         Value::Ip(ip) => ip.to_string(),
         Value::Cidr(c) => c.to_string(),
@@ -321,13 +327,9 @@ fn to_string(x: Value) -> EvalResult {
     }))
 }
 
-/// A double as cel-go's `string()` prints it.
+/// A double as cel-go's `string()` prints it (Go's `%g`).
 pub fn format_double(d: f64) -> String {
-    if d.fract() == 0.0 && d.abs() < 1e21 {
-        format!("{d:.0}")
-    } else {
-        format!("{d}")
-    }
+    string_format::go_double(d)
 }
 
 fn add(_ev: &mut Evaluator<'_>, x: Value, y: Value) -> EvalResult {

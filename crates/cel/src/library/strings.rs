@@ -86,7 +86,6 @@ pub fn call(_ev: &mut Evaluator<'_>, name: &str, target: Value, args: Vec<Value>
         ("lowerAscii", 0) => Ok(Value::str(s.to_ascii_lowercase())),
         ("upperAscii", 0) => Ok(Value::str(s.to_ascii_uppercase())),
         ("trim", 0) => Ok(Value::str(s.trim())),
-        ("reverse", 0) => Ok(Value::str(s.chars().rev().collect::<String>())),
         ("replace", 2 | 3) => {
             let from = str_arg(a0)?;
             let to = str_arg(args.get(1))?;
@@ -116,6 +115,19 @@ pub fn call(_ev: &mut Evaluator<'_>, name: &str, target: Value, args: Vec<Value>
                     } else {
                         s.split(sep).map(Value::str).collect()
                     }
+                }
+                n if sep.is_empty() => {
+                    // Go's SplitN with "" explodes into at most n pieces, the last the rest
+                    let chars: Vec<char> = s.chars().collect();
+                    let n = (n as usize).min(chars.len());
+                    let mut out: Vec<Value> = chars[..n.saturating_sub(1)]
+                        .iter()
+                        .map(|c| Value::str(c.to_string()))
+                        .collect();
+                    if n > 0 {
+                        out.push(Value::str(chars[n - 1..].iter().collect::<String>()));
+                    }
+                    out
                 }
                 n => s.splitn(n as usize, sep).map(Value::str).collect(),
             };
@@ -159,29 +171,77 @@ pub fn call(_ev: &mut Evaluator<'_>, name: &str, target: Value, args: Vec<Value>
                     .collect::<String>(),
             ))
         }
-        ("indexOf" | "lastIndexOf", 1 | 2) => {
-            let needle: Vec<char> = str_arg(a0)?.chars().collect();
-            let hay: Vec<char> = s.chars().collect();
-            let last = name == "lastIndexOf";
-            let from = if args.len() == 2 {
+        ("indexOf", 1 | 2) => {
+            let offset = if args.len() == 2 {
                 int_arg(args.get(1))?
-            } else if last {
-                hay.len() as i64
             } else {
                 0
             };
-            if from < 0 || from as usize > hay.len() {
-                return Err(EvalError::msg(format!("index out of range: {from}")));
-            }
-            let matches_at =
-                |i: usize| hay.len() >= i + needle.len() && hay[i..i + needle.len()] == needle[..];
-            let found = if last {
-                (0..=from as usize).rev().find(|&i| matches_at(i))
-            } else {
-                (from as usize..=hay.len()).find(|&i| matches_at(i))
-            };
-            Ok(Value::Int(found.map(|i| i as i64).unwrap_or(-1)))
+            index_of(s, str_arg(a0)?, offset).map(Value::Int)
         }
+        ("lastIndexOf", 1 | 2) => {
+            let needle = str_arg(a0)?;
+            if args.len() == 2 {
+                return last_index_of(s, needle, int_arg(args.get(1))?).map(Value::Int);
+            }
+            let n = s.chars().count() as i64;
+            if needle.is_empty() {
+                return Ok(Value::Int(n));
+            }
+            if s.len() < needle.len() {
+                return Ok(Value::Int(-1));
+            }
+            last_index_of(s, needle, n - 1).map(Value::Int)
+        }
+        ("format", 1) => match a0 {
+            Some(Value::List(l, _)) => super::string_format::format(s, l)
+                .map(Value::str)
+                .map_err(EvalError::msg),
+            _ => Err(no_overload()),
+        },
         _ => Err(EvalError::msg(format!("no such overload: string.{name}"))),
     }
+}
+
+/// cel-go's `indexOfOffset`: code-point offsets; an empty needle answers
+/// the offset, an offset past the end -1, a negative one an error.
+fn index_of(s: &str, needle: &str, offset: i64) -> Result<i64, EvalError> {
+    if needle.is_empty() {
+        return Ok(offset);
+    }
+    if offset < 0 {
+        return Err(EvalError::msg(format!("index out of range: {offset}")));
+    }
+    let hay: Vec<char> = s.chars().collect();
+    let sub: Vec<char> = needle.chars().collect();
+    let off = offset as usize;
+    if off >= hay.len() || sub.len() > hay.len() {
+        return Ok(-1);
+    }
+    Ok((off..=hay.len() - sub.len())
+        .find(|&i| hay[i..i + sub.len()] == sub[..])
+        .map(|i| i as i64)
+        .unwrap_or(-1))
+}
+
+/// cel-go's `lastIndexOfOffset`: the last match starting at or before `offset`.
+fn last_index_of(s: &str, needle: &str, offset: i64) -> Result<i64, EvalError> {
+    if needle.is_empty() {
+        return Ok(offset);
+    }
+    if offset < 0 {
+        return Err(EvalError::msg(format!("index out of range: {offset}")));
+    }
+    let hay: Vec<char> = s.chars().collect();
+    let sub: Vec<char> = needle.chars().collect();
+    let mut off = offset as usize;
+    if off >= hay.len() || sub.len() > hay.len() {
+        return Ok(-1);
+    }
+    off = off.min(hay.len() - sub.len());
+    Ok((0..=off)
+        .rev()
+        .find(|&i| hay[i..i + sub.len()] == sub[..])
+        .map(|i| i as i64)
+        .unwrap_or(-1))
 }
