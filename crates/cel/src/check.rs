@@ -9,11 +9,13 @@
 
 use crate::escape::escape;
 use crate::library::cost::{self, traversal as traversal_cost};
+use crate::library::string_format;
 use crate::schema::Schema;
 use crate::types::schema_size;
 pub use crate::types::{max_cardinality, Est, Ty};
 use cel::common::ast::{EntryExpr, Expr, LiteralValue, SourceInfo};
 use cel::IdedExpr;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A compile error at a node.
@@ -28,6 +30,10 @@ pub struct Checker {
     vars: Vec<(String, Ty)>,
     pub errors: Vec<CheckError>,
     pub uses_old_self: bool,
+    /// The type of each checked node, for the `format` validator.
+    types: HashMap<u64, Ty>,
+    /// Issues of AST validators, reported only when type-checking passed.
+    validator_errors: Vec<CheckError>,
 }
 
 const KNOWN_GLOBALS: &[&str] = &[
@@ -53,6 +59,7 @@ const KNOWN_GLOBALS: &[&str] = &[
     "isCIDR",
     "semver",
     "isSemver",
+    crate::macros::MAP_INSERT,
 ];
 
 const KNOWN_MEMBERS: &[&str] = &[
@@ -74,6 +81,7 @@ const KNOWN_MEMBERS: &[&str] = &[
     "indexOf",
     "lastIndexOf",
     "join",
+    "format",
     "isSorted",
     "sum",
     "min",
@@ -131,7 +139,20 @@ impl Checker {
             vars,
             errors: vec![],
             uses_old_self: false,
+            types: HashMap::new(),
+            validator_errors: vec![],
         }
+    }
+
+    /// Checks and costs a whole expression: type errors first, then (as
+    /// cel-go runs its AST validators only on a well-typed AST) the
+    /// validators' issues.
+    pub fn check_root(&mut self, e: &IdedExpr) -> Est {
+        let est = self.check(e);
+        if self.errors.is_empty() {
+            self.errors.append(&mut self.validator_errors);
+        }
+        est
     }
 
     fn err(&mut self, id: u64, msg: String) {
@@ -140,6 +161,12 @@ impl Checker {
 
     /// Checks and costs `e`.
     pub fn check(&mut self, e: &IdedExpr) -> Est {
+        let est = self.check_node(e);
+        self.types.insert(e.id, est.ty.clone());
+        est
+    }
+
+    fn check_node(&mut self, e: &IdedExpr) -> Est {
         match &e.expr {
             Expr::Literal(l) => match l {
                 LiteralValue::Boolean(_) => Est::sized(Ty::Bool, 0, 1),
@@ -216,16 +243,19 @@ impl Checker {
             }
             Expr::Comprehension(c) => {
                 let range = self.check(&c.iter_range);
-                let elem = match range.ty.resolve() {
-                    Ty::List(el) => *el,
-                    Ty::Map(_) | Ty::Schema(..) => Ty::Str,
-                    _ => Ty::Dyn,
+                // one variable: the element or key; two: (index, element) or (key, value)
+                let (first, second) = match range.ty.resolve() {
+                    Ty::List(el) if c.iter_var2.is_some() => (Ty::Int, *el),
+                    Ty::List(el) => (*el, Ty::Dyn),
+                    Ty::Map(v) => (Ty::Str, *v),
+                    Ty::Schema(..) => (Ty::Str, Ty::Dyn),
+                    _ => (Ty::Dyn, Ty::Dyn),
                 };
                 let init = self.check(&c.accu_init);
                 self.vars.push((c.accu_var.clone(), init.ty.clone()));
-                self.vars.push((c.iter_var.clone(), elem));
+                self.vars.push((c.iter_var.clone(), first));
                 if let Some(v2) = &c.iter_var2 {
-                    self.vars.push((v2.clone(), Ty::Dyn));
+                    self.vars.push((v2.clone(), second));
                 }
                 let cond = self.check(&c.loop_cond);
                 let step = self.check(&c.loop_step);
@@ -360,11 +390,26 @@ impl Checker {
                 }
                 "optional.none" => Est::sized(Ty::Optional(Box::new(Ty::Dyn)), base, 1),
                 "ip.isCanonical" => Est::sized(Ty::Bool, base, 1),
+                "strings.quote" => {
+                    if !matches!(ty_of(0), Ty::Str | Ty::Dyn) || args.len() != 1 {
+                        self.no_overload(e.id, &full, None, &args);
+                    }
+                    let size = arg_size(0).saturating_mul(2).saturating_add(2);
+                    Est::sized(Ty::Str, base, size)
+                }
                 f if f.starts_with("format.") => Est::sized(Ty::Opaque, base, 1),
                 _ => {
+                    // cel-go: no such namespaced function, so `ns` is checked as
+                    // a variable and `name` as a member function
+                    if let Some(t) = call.target.as_deref() {
+                        self.err(
+                            t.id,
+                            format!("undeclared reference to '{ns}' (in container '')"),
+                        );
+                    }
                     self.err(
                         e.id,
-                        format!("undeclared reference to '{full}' (in container '')"),
+                        format!("undeclared reference to '{name}' (in container '')"),
                     );
                     Est::sized(Ty::Dyn, base, 1)
                 }
@@ -450,11 +495,159 @@ impl Checker {
                 }
                 if let Some(t) = &target {
                     self.check_string_member(e.id, name, &t.ty, &args);
+                    if name == "reverse" && matches!(t.ty.resolve(), Ty::Str) {
+                        // `reverse` on strings is ext.Strings v3; kube 1.34 has v2
+                        self.no_overload(e.id, name, Some(&t.ty), &args);
+                    }
+                    if name == "format" {
+                        self.check_format(e, call, &args);
+                    }
                 }
                 let mut est = self.function(name, target.as_ref(), &args, base, recv_size);
                 est.cost = base;
+                if name == "join" {
+                    // kube: a traversal of the largest result, which is also its size
+                    let elem = match target.as_ref().map(|t| t.ty.resolve()) {
+                        Some(Ty::List(el)) => schema_size(&el),
+                        _ => 1,
+                    };
+                    let seps = recv_size.saturating_sub(1).saturating_mul(arg_size(0));
+                    let size = if args.is_empty() {
+                        recv_size.saturating_mul(elem)
+                    } else {
+                        recv_size.saturating_mul(elem).saturating_add(seps)
+                    };
+                    est.cost = operands.saturating_add(traversal_cost(size));
+                    est.size = size;
+                }
                 est
             }
+        }
+    }
+
+    /// cel-go's `found no matching overload` for a call.
+    fn no_overload(&mut self, id: u64, name: &str, recv: Option<&Ty>, args: &[Est]) {
+        let arg_names: Vec<&str> = args.iter().map(|a| a.ty.name()).collect();
+        let recv = recv.map(|r| format!("{}.", r.name())).unwrap_or_default();
+        self.err(
+            id,
+            format!(
+                "found no matching overload for '{name}' applied to '{recv}({})'",
+                arg_names.join(", ")
+            ),
+        );
+    }
+
+    /// `format`'s argument must be a list; with a literal format string and
+    /// a list literal, cel-go's validator checks each clause against its
+    /// argument's type and the argument count.
+    fn check_format(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr, args: &[Est]) {
+        let known = |t: &Ty| !matches!(t, Ty::Dyn | Ty::Opaque);
+        if let Some(a) = args.first() {
+            let t = a.ty.resolve();
+            if known(&t) && !matches!(t, Ty::List(_)) {
+                let recv = call
+                    .target
+                    .as_deref()
+                    .and_then(|t| self.types.get(&t.id))
+                    .cloned();
+                self.no_overload(e.id, "format", recv.as_ref(), args);
+                return;
+            }
+        }
+        let (
+            Some(IdedExpr {
+                expr: Expr::Literal(LiteralValue::String(fmt)),
+                ..
+            }),
+            [IdedExpr {
+                expr: Expr::List(list),
+                ..
+            }],
+        ) = (call.target.as_deref(), call.args.as_slice())
+        else {
+            return;
+        };
+        let elems = &list.elements;
+        let mut requested = 0;
+        let mut bad_id = None;
+        let result = string_format::walk(fmt.inner(), elems.len(), false, |i, clause| {
+            requested += 1;
+            match elems.get(i).and_then(|el| self.bad_format_arg(el, clause)) {
+                Some((id, ty)) => {
+                    bad_id = Some(id);
+                    Err(string_format::FormatError {
+                        msg: string_format::clause_error(clause, &ty),
+                        arg: Some(i),
+                    })
+                }
+                None => Ok(String::new()),
+            }
+        });
+        let issue = match result {
+            Err(err) => Some((bad_id.unwrap_or(e.id), err.msg)),
+            Ok(_) if elems.len() > requested => Some((
+                e.id,
+                format!(
+                    "too many arguments supplied to string.format (expected {requested}, got {})",
+                    elems.len()
+                ),
+            )),
+            Ok(_) => None,
+        };
+        if let Some((expr_id, msg)) = issue {
+            self.validator_errors.push(CheckError { expr_id, msg });
+        }
+    }
+
+    /// The node (and its type name) that `clause` cannot format, if any;
+    /// `%s` looks into list and map literals.
+    fn bad_format_arg(
+        &self,
+        el: &IdedExpr,
+        clause: string_format::Clause,
+    ) -> Option<(u64, String)> {
+        use string_format::Clause as C;
+        let ty = self.types.get(&el.id).map(Ty::resolve).unwrap_or(Ty::Dyn);
+        let ok = matches!(
+            (&ty, clause),
+            (Ty::Dyn | Ty::Opaque, _)
+                | (
+                    Ty::Int | Ty::Uint,
+                    C::Decimal | C::Binary | C::Hex(_) | C::Octal | C::Str
+                )
+                | (Ty::Double, C::Fixed(_) | C::Scientific(_) | C::Str)
+                | (Ty::Str, C::Fixed(_) | C::Scientific(_) | C::Hex(_) | C::Str)
+                | (Ty::Bool, C::Binary | C::Str)
+                | (Ty::Bytes, C::Hex(_) | C::Str)
+                | (
+                    Ty::Null
+                        | Ty::Timestamp
+                        | Ty::Duration
+                        | Ty::List(_)
+                        | Ty::Map(_)
+                        | Ty::Schema(..),
+                    C::Str,
+                )
+        );
+        if !ok {
+            return Some((el.id, ty.name().to_string()));
+        }
+        if clause != C::Str {
+            return None;
+        }
+        match &el.expr {
+            Expr::List(l) => l
+                .elements
+                .iter()
+                .find_map(|x| self.bad_format_arg(x, clause)),
+            Expr::Map(m) => m.entries.iter().find_map(|entry| match &entry.expr {
+                EntryExpr::MapEntry(me) => self
+                    .bad_format_arg(&me.key, clause)
+                    .or_else(|| self.bad_format_arg(&me.value, clause)),
+                _ => None,
+            }),
+            _ => None,
         }
     }
 
@@ -504,6 +697,7 @@ impl Checker {
             "split",
             "charAt",
             "substring",
+            "format",
         ];
         const STRING_FIRST_ARG: &[&str] = &[
             "contains",
@@ -575,7 +769,20 @@ impl Checker {
             }
             "replace" => Est::sized(Ty::Str, base + 2 * trav, recv.saturating_mul(2)),
             "indexOf" | "lastIndexOf" => Est::sized(Ty::Int, base + trav.max(recv), 1),
-            "join" => Est::sized(Ty::Str, base + recv, recv),
+            "join" => Est::sized(Ty::Str, base, recv),
+            // the result of format has no bound (cel-go: unknown size)
+            "format" => Est::sized(Ty::Str, base, u64::MAX),
+            m if m == crate::macros::MAP_INSERT => {
+                let ty = match args {
+                    [m, _, v] => match m.ty.resolve() {
+                        Ty::Map(_) => Ty::Map(Box::new(v.ty.clone())),
+                        other => other,
+                    },
+                    [m, ..] => m.ty.clone(),
+                    [] => Ty::Dyn,
+                };
+                Est::sized(ty, base, 1)
+            }
             "isSorted" => Est::sized(Ty::Bool, base + recv, 1),
             "sum" | "min" | "max" => {
                 let el = match recv_ty {

@@ -378,7 +378,7 @@ fn compile_rule(
         }
     };
     let mut checker = Checker::new(vars.clone());
-    let est = checker.check(&program);
+    let est = checker.check_root(&program);
     if !checker.errors.is_empty() {
         ctx.errors.push(invalid(format!(
             "compilation failed: {}",
@@ -419,7 +419,7 @@ fn compile_rule(
             ))),
             Ok((mexpr, minfo)) => {
                 let mut mc = Checker::new(vars);
-                let mest = mc.check(&mexpr);
+                let mest = mc.check_root(&mexpr);
                 if !mc.errors.is_empty() {
                     ctx.errors.push(minvalid(format!(
                         "messageExpression compilation failed: {}",

@@ -559,7 +559,7 @@ mod tests {
             Ok("-3 x, %".into())
         );
         assert_eq!(f("%.3f", vec![Value::Double(1.2345)]), Ok("1.234".into()));
-        assert_eq!(f("%f", vec![Value::Double(2.71828)]), Ok("2.718280".into()));
+        assert_eq!(f("%f", vec![Value::Double(2.5)]), Ok("2.500000".into()));
         assert_eq!(
             f("%.2f", vec![Value::Double(-1234567.891)]),
             Ok("-1,234,567.89".into())
@@ -567,8 +567,8 @@ mod tests {
         assert_eq!(f("%f", vec![s("-Infinity")]), Ok("-∞".into()));
         assert_eq!(f("%f", vec![s("NaN")]), Ok("NaN".into()));
         assert_eq!(
-            f("%e", vec![Value::Double(2.71828)]),
-            Ok("2.718280\u{202f}×\u{202f}10⁰⁰".into())
+            f("%e", vec![Value::Double(2.5)]),
+            Ok("2.500000\u{202f}×\u{202f}10⁰⁰".into())
         );
         assert_eq!(
             f("%.6e", vec![Value::Double(1052.032911275)]),
@@ -604,7 +604,7 @@ mod tests {
         let ts = chrono::DateTime::parse_from_rfc3339("2023-02-03T23:31:20+00:00").unwrap();
         let list = Value::list(vec![
             Value::str("abc"),
-            Value::Double(3.14),
+            Value::Double(3.25),
             Value::Null,
             Value::list(vec![Value::Int(9), Value::Int(8)]),
             Value::Timestamp(ts),
@@ -613,7 +613,7 @@ mod tests {
         ]);
         assert_eq!(
             f("%s", vec![list]),
-            Ok(r#"["abc", 3.140000, null, [9, 8], timestamp("2023-02-03T23:31:20Z"), "+Inf", b"xyz"]"#.into())
+            Ok(r#"["abc", 3.250000, null, [9, 8], timestamp("2023-02-03T23:31:20Z"), "+Inf", b"xyz"]"#.into())
         );
         let mut m = crate::value::MapData::new();
         m.insert(
