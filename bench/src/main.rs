@@ -55,6 +55,20 @@ struct Flags {
     /// `system:masters` and so allowed before RBAC is consulted).
     #[arg(long)]
     token: Option<String>,
+    /// The server process whose CPU time (user + system, from
+    /// `/proc/PID/stat`) is divided among the run's requests.
+    #[arg(long)]
+    pid: Option<u32>,
+}
+
+/// CPU time (user + system) of a process in milliseconds, from
+/// `/proc/PID/stat` (clock ticks of 10 ms).
+fn cpu_ms(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
 }
 
 /// A Deployment with `containers` containers; `round` changes every image.
@@ -253,10 +267,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }));
     }
     let started = Instant::now();
+    let cpu_before = f.pid.and_then(cpu_ms);
     let mut all = Vec::new();
     for t in tasks {
         all.extend(t.await?);
     }
+    let server_cpu = match (f.pid.and_then(cpu_ms), cpu_before) {
+        (Some(after), Some(before)) if !all.is_empty() => format!(
+            " server_cpu={:.0}us/request",
+            (after - before) * 1000.0 / all.len() as f64
+        ),
+        _ => String::new(),
+    };
     let secs = started
         .elapsed()
         .as_secs_f64()
@@ -268,7 +290,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .unwrap_or(0.0)
     };
     println!(
-        "op={:?} clients={} requests={} errors={} throughput={:.0}/s p50={:.2}ms p99={:.2}ms",
+        "op={:?} clients={} requests={} errors={} throughput={:.0}/s p50={:.2}ms p99={:.2}ms{server_cpu}",
         f.op,
         f.clients,
         all.len(),
