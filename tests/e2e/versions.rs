@@ -404,7 +404,11 @@ fn runtime_config_enables_beta_versions() {
     );
     let versions = c.ok(&["api-versions"]);
     let lines: Vec<&str> = versions.lines().collect();
-    for gv in ["storage.k8s.io/v1beta1", "networking.k8s.io/v1beta1", "storage.k8s.io/v1"] {
+    for gv in [
+        "storage.k8s.io/v1beta1",
+        "networking.k8s.io/v1beta1",
+        "storage.k8s.io/v1",
+    ] {
         assert!(lines.contains(&gv), "{gv} missing: {versions}");
     }
     assert!(!lines.contains(&"resource.k8s.io/v1beta1"), "{versions}");
@@ -413,19 +417,36 @@ fn runtime_config_enables_beta_versions() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("volumeattributesclass.storage.k8s.io/gold created"),
+        String::from_utf8_lossy(&out.stdout)
+            .contains("volumeattributesclass.storage.k8s.io/gold created"),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(stderr.contains(VAC_WARNING), "{stderr}");
 
-    let v1 = json_of(&c.ok(&["get", "volumeattributesclasses.v1.storage.k8s.io", "gold", "-o", "json"]));
+    let v1 = json_of(&c.ok(&[
+        "get",
+        "volumeattributesclasses.v1.storage.k8s.io",
+        "gold",
+        "-o",
+        "json",
+    ]));
     assert_eq!(v1["apiVersion"], "storage.k8s.io/v1");
     assert_eq!(v1["driverName"], "csi.example.com");
     assert_eq!(v1["parameters"], json!({"iops": "3000"}));
 
-    let out = c.kubectl(&["get", "volumeattributesclasses.v1beta1.storage.k8s.io", "gold", "-o", "json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = c.kubectl(&[
+        "get",
+        "volumeattributesclasses.v1beta1.storage.k8s.io",
+        "gold",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let beta = json_of(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(beta["apiVersion"], "storage.k8s.io/v1beta1");
     assert_eq!(beta["kind"], "VolumeAttributesClass");
@@ -439,7 +460,10 @@ fn runtime_config_enables_beta_versions() {
     block_on(async {
         let list: Value = c
             .client()
-            .get(format!("{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses", c.url))
+            .get(format!(
+                "{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses",
+                c.url
+            ))
             .send()
             .await
             .expect("list")
@@ -448,8 +472,10 @@ fn runtime_config_enables_beta_versions() {
             .expect("json");
         assert_eq!(list["apiVersion"], "storage.k8s.io/v1beta1");
         assert_eq!(list["kind"], "VolumeAttributesClassList");
-        assert_eq!(list["items"][0]["apiVersion"], "storage.k8s.io/v1beta1");
+        // Items without type meta, as kube lists built-ins.
         assert_eq!(list["items"][0]["metadata"]["name"], "gold");
+        assert_eq!(list["items"][0]["parameters"], json!({"iops": "3000"}));
+        assert!(list["items"][0].get("apiVersion").is_none(), "{list}");
         let r = c
             .client()
             .get(format!("{}/openapi/v3/apis/storage.k8s.io/v1beta1", c.url))
@@ -460,7 +486,10 @@ fn runtime_config_enables_beta_versions() {
         // Protobuf, as kube: the runtime.Unknown envelope of the v1beta1 kind.
         let r = c
             .client()
-            .get(format!("{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses/gold", c.url))
+            .get(format!(
+                "{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses/gold",
+                c.url
+            ))
             .header("Accept", "application/vnd.kubernetes.protobuf")
             .send()
             .await
@@ -469,7 +498,10 @@ fn runtime_config_enables_beta_versions() {
         let body = r.bytes().await.expect("body");
         assert!(body.starts_with(b"k8s\0"), "{body:?}");
         let text = String::from_utf8_lossy(&body);
-        assert!(text.contains("storage.k8s.io/v1beta1") && text.contains("csi.example.com"), "{text}");
+        assert!(
+            text.contains("storage.k8s.io/v1beta1") && text.contains("csi.example.com"),
+            "{text}"
+        );
     });
 
     // An IPAddress at v1beta1 (same schema as v1), warned about.
@@ -487,13 +519,18 @@ fn runtime_config_enables_beta_versions() {
     assert!(!versions.contains("v1beta1"), "{versions}");
     let err = plain.fails(&["apply", "-f", "-"], Some(V1BETA1_VAC));
     assert!(
-        err.contains(r#"no matches for kind "VolumeAttributesClass" in version "storage.k8s.io/v1beta1""#),
+        err.contains(
+            r#"no matches for kind "VolumeAttributesClass" in version "storage.k8s.io/v1beta1""#
+        ),
         "{err}"
     );
     block_on(async {
         let r = plain
             .client()
-            .get(format!("{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses", plain.url))
+            .get(format!(
+                "{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses",
+                plain.url
+            ))
             .send()
             .await
             .expect("get");

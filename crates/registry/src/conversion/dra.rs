@@ -133,6 +133,9 @@ fn device_to_v1beta1(d: &mut Map<String, Value>) {
 
 /// Insert `key` right after `name` (Go's field order), else at the end.
 fn insert_after_name(m: &mut Map<String, Value>, key: &str, value: Value) {
-    let at = m.keys().position(|k| k == "name").map_or(m.len(), |i| i + 1);
+    let at = m
+        .keys()
+        .position(|k| k == "name")
+        .map_or(m.len(), |i| i + 1);
     m.shift_insert(at, key.to_string(), value);
 }

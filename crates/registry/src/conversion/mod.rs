@@ -42,7 +42,12 @@ pub enum ConversionError {
 /// (group, resource, storage version, other served versions).
 const MULTI_VERSION: &[(&str, &str, &str, &[&str])] = &[
     ("autoscaling", "horizontalpodautoscalers", "v2", &["v1"]),
-    ("storage.k8s.io", "volumeattributesclasses", "v1", &["v1beta1"]),
+    (
+        "storage.k8s.io",
+        "volumeattributesclasses",
+        "v1",
+        &["v1beta1"],
+    ),
     ("networking.k8s.io", "ipaddresses", "v1", &["v1beta1"]),
     ("networking.k8s.io", "servicecidrs", "v1", &["v1beta1"]),
     ("resource.k8s.io", "deviceclasses", "v1", DRA_BETAS),
@@ -57,12 +62,24 @@ const DRA_BETAS: &[&str] = &["v1beta2", "v1beta1"];
 /// Kinds whose other versions have the storage version's schema: their
 /// conversion is the `apiVersion` (group, kind, versions).
 const SAME_SCHEMA: &[(&str, &str, &[&str])] = &[
-    ("storage.k8s.io", "VolumeAttributesClass", &["v1", "v1beta1"]),
+    (
+        "storage.k8s.io",
+        "VolumeAttributesClass",
+        &["v1", "v1beta1"],
+    ),
     ("networking.k8s.io", "IPAddress", &["v1", "v1beta1"]),
     ("networking.k8s.io", "ServiceCIDR", &["v1", "v1beta1"]),
-    ("resource.k8s.io", "DeviceClass", &["v1", "v1beta2", "v1beta1"]),
+    (
+        "resource.k8s.io",
+        "DeviceClass",
+        &["v1", "v1beta2", "v1beta1"],
+    ),
     ("resource.k8s.io", "ResourceClaim", &["v1", "v1beta2"]),
-    ("resource.k8s.io", "ResourceClaimTemplate", &["v1", "v1beta2"]),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        &["v1", "v1beta2"],
+    ),
     ("resource.k8s.io", "ResourceSlice", &["v1", "v1beta2"]),
 ];
 

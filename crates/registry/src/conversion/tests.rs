@@ -229,10 +229,17 @@ fn beta_storage_versions() {
         "v1beta1",
         "volumeattributesclasses"
     ));
-    assert!(needs_conversion("resource.k8s.io", "v1beta2", "resourceslices"));
+    assert!(needs_conversion(
+        "resource.k8s.io",
+        "v1beta2",
+        "resourceslices"
+    ));
     assert!(!needs_conversion("resource.k8s.io", "v1", "resourceslices"));
     // Beta-only kinds are stored as written.
-    assert_eq!(storage_version("coordination.k8s.io", "leasecandidates"), None);
+    assert_eq!(
+        storage_version("coordination.k8s.io", "leasecandidates"),
+        None
+    );
 }
 
 #[test]
@@ -248,18 +255,22 @@ fn same_schema_versions_change_the_api_version_only() {
         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}});
     let v1 = to(claim.clone(), "v1");
     assert_eq!(v1["spec"], claim["spec"]);
-    assert!(convert(&mut json!({"apiVersion": "storage.k8s.io/v1beta1", "kind": "StorageClass"}), "v1").is_err());
+    assert!(convert(
+        &mut json!({"apiVersion": "storage.k8s.io/v1beta1", "kind": "StorageClass"}),
+        "v1"
+    )
+    .is_err());
 }
 
 #[test]
 fn dra_v1beta1_device_requests() {
     let beta = json!({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
-        "metadata": {"name": "c", "namespace": "default"},
-        "spec": {"devices": {"requests": [
-            {"name": "gpu", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2,
-             "selectors": [{"cel": {"expression": "true"}}]},
-            {"name": "any", "firstAvailable": [{"name": "big", "deviceClassName": "big.example.com"}]}
-        ]}}});
+    "metadata": {"name": "c", "namespace": "default"},
+    "spec": {"devices": {"requests": [
+        {"name": "gpu", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2,
+         "selectors": [{"cel": {"expression": "true"}}]},
+        {"name": "any", "firstAvailable": [{"name": "big", "deviceClassName": "big.example.com"}]}
+    ]}}});
     let v1 = to(beta.clone(), "v1");
     assert_eq!(v1["apiVersion"], "resource.k8s.io/v1");
     assert_eq!(
@@ -272,7 +283,10 @@ fn dra_v1beta1_device_requests() {
         json!({"name": "any", "firstAvailable": [{"name": "big", "deviceClassName": "big.example.com"}]})
     );
     let back = to(v1, "v1beta1");
-    assert_eq!(back["spec"]["devices"]["requests"][1], beta["spec"]["devices"]["requests"][1]);
+    assert_eq!(
+        back["spec"]["devices"]["requests"][1],
+        beta["spec"]["devices"]["requests"][1]
+    );
     let r0 = &back["spec"]["devices"]["requests"][0];
     assert_eq!(r0["deviceClassName"], "gpu.example.com");
     assert_eq!(r0["count"], 2);
@@ -281,7 +295,10 @@ fn dra_v1beta1_device_requests() {
     let t = json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t"},
         "spec": {"spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "d"}}]}}}});
     let b = to(t, "v1beta1");
-    assert_eq!(b["spec"]["spec"]["devices"]["requests"][0], json!({"name": "r", "deviceClassName": "d"}));
+    assert_eq!(
+        b["spec"]["spec"]["devices"]["requests"][0],
+        json!({"name": "r", "deviceClassName": "d"})
+    );
 }
 
 #[test]

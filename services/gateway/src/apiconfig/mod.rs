@@ -109,6 +109,5 @@ impl ApiFlags {
     }
 }
 
-
 #[cfg(test)]
 mod tests;

@@ -33,10 +33,7 @@ const REGISTERED: &[(&str, &[&str])] = &[
     ("node.k8s.io", &["v1", "v1beta1", "v1alpha1"]),
     ("policy", &["v1", "v1beta1"]),
     ("rbac.authorization.k8s.io", &["v1", "v1beta1", "v1alpha1"]),
-    (
-        "resource.k8s.io",
-        &["v1", "v1beta2", "v1beta1", "v1alpha3"],
-    ),
+    ("resource.k8s.io", &["v1", "v1beta2", "v1beta1", "v1alpha3"]),
     ("scheduling.k8s.io", &["v1", "v1beta1", "v1alpha1"]),
     ("storage.k8s.io", &["v1", "v1beta1", "v1alpha1"]),
     ("storagemigration.k8s.io", &["v1alpha1"]),

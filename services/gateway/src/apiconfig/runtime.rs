@@ -170,8 +170,7 @@ impl RuntimeConfig {
             });
         }
         let known = |g: &str, v: &str, r: &str| {
-            catalog.lookup(g, v, r).is_some()
-                || catalog.optional().iter().any(|o| o.is(g, v, r))
+            catalog.lookup(g, v, r).is_some() || catalog.optional().iter().any(|o| o.is(g, v, r))
         };
         let has_data = |g: &str, v: &str| {
             catalog.resources_in(g, v).next().is_some()
@@ -207,11 +206,16 @@ impl RuntimeConfig {
     /// what it switches off, insert the optional resources it switches on
     /// whose feature gate (if any) is on in `gates`. An error names what
     /// cannot be served.
-    pub fn apply_with(&self, catalog: &Catalog, gates: &FeatureGates) -> Result<(), ApiConfigError> {
+    pub fn apply_with(
+        &self,
+        catalog: &Catalog,
+        gates: &FeatureGates,
+    ) -> Result<(), ApiConfigError> {
         let snapshot = catalog.snapshot();
         let resolved = self.resolve(&snapshot)?;
         Self::check(&resolved, &snapshot)?;
-        let catalog_err = |e: keelson_registry::CatalogError| ApiConfigError::Catalog(e.to_string());
+        let catalog_err =
+            |e: keelson_registry::CatalogError| ApiConfigError::Catalog(e.to_string());
         for r in snapshot.resources() {
             if r.custom.is_none() && !resolved.serves(r) {
                 catalog

@@ -48,20 +48,38 @@ fn errors() {
     // A version kube never registered, whatever its value.
     for flag in ["apps/v7=true", "apps/v7=false", "api/v2=true"] {
         let e = RuntimeConfig::parse(flag).apply(&c).unwrap_err();
-        let gv = flag.split('=').next().unwrap_or_default().replace("api/", "");
-        assert_eq!(e.to_string(), format!("group version {gv} that has not been registered"));
+        let gv = flag
+            .split('=')
+            .next()
+            .unwrap_or_default()
+            .replace("api/", "");
+        assert_eq!(
+            e.to_string(),
+            format!("group version {gv} that has not been registered")
+        );
     }
     // An alpha version kube serves resources in: Keelson has no data.
     let e = RuntimeConfig::parse("storage.k8s.io/v1alpha1=true")
         .apply(&c)
         .unwrap_err();
-    assert!(e.to_string().contains("no data for storage.k8s.io/v1alpha1"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("no data for storage.k8s.io/v1alpha1"),
+        "{e}"
+    );
     let e = RuntimeConfig::parse("api/all=true").apply(&c).unwrap_err();
     assert!(e.to_string().starts_with("--runtime-config api/all=true: Keelson has no data for admissionregistration.k8s.io/v1alpha1, "), "{e}");
-    let e = RuntimeConfig::parse("api/alpha=true").apply(&c).unwrap_err();
-    assert!(e.to_string().contains("storagemigration.k8s.io/v1alpha1"), "{e}");
+    let e = RuntimeConfig::parse("api/alpha=true")
+        .apply(&c)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("storagemigration.k8s.io/v1alpha1"),
+        "{e}"
+    );
     // A resource of a served version the catalog lacks.
-    let e = RuntimeConfig::parse("apps/v1/foos=true").apply(&c).unwrap_err();
+    let e = RuntimeConfig::parse("apps/v1/foos=true")
+        .apply(&c)
+        .unwrap_err();
     assert!(e.to_string().contains("no data for apps/v1/foos"), "{e}");
     // Disabling what is not served, registered versions that serve nothing
     // in 1.34, and unknown groups are all fine.
@@ -75,11 +93,21 @@ fn errors() {
 #[test]
 fn a_beta_version_is_served_when_enabled() {
     let c = Catalog::builtin();
-    assert!(!served(&c, "storage.k8s.io", "v1beta1", "volumeattributesclasses"));
+    assert!(!served(
+        &c,
+        "storage.k8s.io",
+        "v1beta1",
+        "volumeattributesclasses"
+    ));
     RuntimeConfig::parse("storage.k8s.io/v1beta1=true")
         .apply(&c)
         .expect("applies");
-    assert!(served(&c, "storage.k8s.io", "v1beta1", "volumeattributesclasses"));
+    assert!(served(
+        &c,
+        "storage.k8s.io",
+        "v1beta1",
+        "volumeattributesclasses"
+    ));
     let s = c.snapshot();
     let g = s.group("storage.k8s.io").expect("group");
     assert_eq!(g.versions, ["v1", "v1beta1"], "v1 stays preferred");
@@ -90,7 +118,9 @@ fn a_beta_version_is_served_when_enabled() {
 #[test]
 fn api_beta_enables_every_beta_but_gated_ones() {
     let c = Catalog::builtin();
-    RuntimeConfig::parse("api/beta=true").apply(&c).expect("applies");
+    RuntimeConfig::parse("api/beta=true")
+        .apply(&c)
+        .expect("applies");
     for (g, v, r) in [
         ("storage.k8s.io", "v1beta1", "volumeattributesclasses"),
         ("networking.k8s.io", "v1beta1", "ipaddresses"),
@@ -105,8 +135,18 @@ fn api_beta_enables_every_beta_but_gated_ones() {
     let versions = &s.group("resource.k8s.io").expect("group").versions;
     assert_eq!(versions, &["v1", "v1beta2", "v1beta1"]);
     // Behind gates that are off by default.
-    assert!(!served(&c, "certificates.k8s.io", "v1beta1", "clustertrustbundles"));
-    assert!(!served(&c, "admissionregistration.k8s.io", "v1beta1", "mutatingadmissionpolicies"));
+    assert!(!served(
+        &c,
+        "certificates.k8s.io",
+        "v1beta1",
+        "clustertrustbundles"
+    ));
+    assert!(!served(
+        &c,
+        "admissionregistration.k8s.io",
+        "v1beta1",
+        "mutatingadmissionpolicies"
+    ));
     assert!(
         !s.group("admissionregistration.k8s.io")
             .expect("group")
@@ -123,7 +163,12 @@ fn gates_and_resource_entries() {
     RuntimeConfig::parse("certificates.k8s.io/v1beta1=true,resource.k8s.io/v1beta1/resourceslices=true,networking.k8s.io/v1beta1=true,networking.k8s.io/v1beta1/servicecidrs=false")
         .apply_with(&c, &gates)
         .expect("applies");
-    assert!(served(&c, "certificates.k8s.io", "v1beta1", "clustertrustbundles"));
+    assert!(served(
+        &c,
+        "certificates.k8s.io",
+        "v1beta1",
+        "clustertrustbundles"
+    ));
     assert!(served(&c, "resource.k8s.io", "v1beta1", "resourceslices"));
     assert!(!served(&c, "resource.k8s.io", "v1beta1", "resourceclaims"));
     assert!(served(&c, "networking.k8s.io", "v1beta1", "ipaddresses"));
