@@ -102,10 +102,9 @@ fn request_to_v1beta1(r: &mut Map<String, Value>) {
     let Some(Value::Object(exact)) = r.shift_remove("exactly") else {
         return;
     };
-    let mut at = r.keys().position(|k| k == "name").map_or(0, |i| i + 1);
-    for (k, v) in exact {
+    let start = r.keys().position(|k| k == "name").map_or(0, |i| i + 1);
+    for (at, (k, v)) in (start..).zip(exact) {
         r.shift_insert(at, k, v);
-        at += 1;
     }
 }
 
