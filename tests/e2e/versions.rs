@@ -377,6 +377,167 @@ fn runtime_config_disables_versions_and_resources() {
     });
 }
 
+const V1BETA1_VAC: &str = r#"
+apiVersion: storage.k8s.io/v1beta1
+kind: VolumeAttributesClass
+metadata:
+  name: gold
+driverName: csi.example.com
+parameters:
+  iops: "3000"
+"#;
+
+const VAC_WARNING: &str = "Warning: storage.k8s.io/v1beta1 VolumeAttributesClass is deprecated in v1.34+, unavailable in v1.37+; use storage.k8s.io/v1 VolumeAttributesClass";
+
+/// `--runtime-config` turns on beta versions kube-apiserver 1.34 serves off
+/// by default: discovery lists them, a VolumeAttributesClass written at
+/// `v1beta1` reads back at `v1` and `v1beta1`, kubectl prints kube's
+/// deprecation warning; without the flag `v1beta1` is a 404.
+#[test]
+fn runtime_config_enables_beta_versions() {
+    let c = Cluster::start_with(
+        Mode::Embedded,
+        &[
+            "--runtime-config",
+            "storage.k8s.io/v1beta1=true,networking.k8s.io/v1beta1=true",
+        ],
+    );
+    let versions = c.ok(&["api-versions"]);
+    let lines: Vec<&str> = versions.lines().collect();
+    for gv in [
+        "storage.k8s.io/v1beta1",
+        "networking.k8s.io/v1beta1",
+        "storage.k8s.io/v1",
+    ] {
+        assert!(lines.contains(&gv), "{gv} missing: {versions}");
+    }
+    assert!(!lines.contains(&"resource.k8s.io/v1beta1"), "{versions}");
+
+    let out = c.kubectl_stdin(&["apply", "-f", "-"], Some(V1BETA1_VAC));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("volumeattributesclass.storage.k8s.io/gold created"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr.contains(VAC_WARNING), "{stderr}");
+
+    let v1 = json_of(&c.ok(&[
+        "get",
+        "volumeattributesclasses.v1.storage.k8s.io",
+        "gold",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(v1["apiVersion"], "storage.k8s.io/v1");
+    assert_eq!(v1["driverName"], "csi.example.com");
+    assert_eq!(v1["parameters"], json!({"iops": "3000"}));
+
+    let out = c.kubectl(&[
+        "get",
+        "volumeattributesclasses.v1beta1.storage.k8s.io",
+        "gold",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let beta = json_of(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(beta["apiVersion"], "storage.k8s.io/v1beta1");
+    assert_eq!(beta["kind"], "VolumeAttributesClass");
+    assert_eq!(beta["parameters"], json!({"iops": "3000"}));
+    assert_eq!(beta["metadata"]["uid"], v1["metadata"]["uid"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains(VAC_WARNING));
+    // A v1 read is not warned about.
+    let out = c.kubectl(&["get", "volumeattributesclasses.v1.storage.k8s.io", "gold"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("deprecated"));
+
+    block_on(async {
+        let list: Value = c
+            .client()
+            .get(format!(
+                "{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses",
+                c.url
+            ))
+            .send()
+            .await
+            .expect("list")
+            .json()
+            .await
+            .expect("json");
+        assert_eq!(list["apiVersion"], "storage.k8s.io/v1beta1");
+        assert_eq!(list["kind"], "VolumeAttributesClassList");
+        // Items without type meta, as kube lists built-ins.
+        assert_eq!(list["items"][0]["metadata"]["name"], "gold");
+        assert_eq!(list["items"][0]["parameters"], json!({"iops": "3000"}));
+        assert!(list["items"][0].get("apiVersion").is_none(), "{list}");
+        let r = c
+            .client()
+            .get(format!("{}/openapi/v3/apis/storage.k8s.io/v1beta1", c.url))
+            .send()
+            .await
+            .expect("openapi");
+        assert_eq!(r.status(), 200);
+        // Protobuf, as kube: the runtime.Unknown envelope of the v1beta1 kind.
+        let r = c
+            .client()
+            .get(format!(
+                "{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses/gold",
+                c.url
+            ))
+            .header("Accept", "application/vnd.kubernetes.protobuf")
+            .send()
+            .await
+            .expect("get");
+        assert_eq!(r.status(), 200);
+        let body = r.bytes().await.expect("body");
+        assert!(body.starts_with(b"k8s\0"), "{body:?}");
+        let text = String::from_utf8_lossy(&body);
+        assert!(
+            text.contains("storage.k8s.io/v1beta1") && text.contains("csi.example.com"),
+            "{text}"
+        );
+    });
+
+    // An IPAddress at v1beta1 (same schema as v1), warned about.
+    let ip = "apiVersion: networking.k8s.io/v1beta1\nkind: IPAddress\nmetadata:\n  name: 10.96.0.77\nspec:\n  parentRef: {group: \"\", resource: services, namespace: default, name: kubernetes}\n";
+    let out = c.kubectl_stdin(&["create", "-f", "-"], Some(ip));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("Warning: networking.k8s.io/v1beta1 IPAddress is deprecated in v1.34+, unavailable in v1.37+"),
+        "{stderr}"
+    );
+
+    let plain = Cluster::start(Mode::Embedded);
+    let versions = plain.ok(&["api-versions"]);
+    assert!(!versions.contains("v1beta1"), "{versions}");
+    let err = plain.fails(&["apply", "-f", "-"], Some(V1BETA1_VAC));
+    assert!(
+        err.contains(
+            r#"no matches for kind "VolumeAttributesClass" in version "storage.k8s.io/v1beta1""#
+        ),
+        "{err}"
+    );
+    block_on(async {
+        let r = plain
+            .client()
+            .get(format!(
+                "{}/apis/storage.k8s.io/v1beta1/volumeattributesclasses",
+                plain.url
+            ))
+            .send()
+            .await
+            .expect("get");
+        assert_eq!(r.status(), 404);
+    });
+}
+
 /// `keelson` with `args`: it must refuse to start; its stderr.
 fn refuses_to_start(args: &[&str]) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -393,9 +554,14 @@ fn refuses_to_start(args: &[&str]) -> String {
 
 #[test]
 fn bad_flags_stop_the_start() {
-    let e = refuses_to_start(&["--runtime-config", "resource.k8s.io/v1beta1=true"]);
+    let e = refuses_to_start(&["--runtime-config", "apps/v7=true"]);
     assert!(
-        e.contains("Keelson has no data for resource.k8s.io/v1beta1"),
+        e.contains("group version apps/v7 that has not been registered"),
+        "{e}"
+    );
+    let e = refuses_to_start(&["--runtime-config", "storage.k8s.io/v1alpha1=true"]);
+    assert!(
+        e.contains("Keelson has no data for storage.k8s.io/v1alpha1"),
         "{e}"
     );
     let e = refuses_to_start(&["--runtime-config", "batch/v1=perhaps"]);

@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use keelson_registry::{CatalogData, GroupInfo, ResourceInfo, Schema, SubresourceInfo};
+use keelson_registry::{
+    CatalogData, GroupInfo, OptionalResource, ResourceInfo, Schema, SubresourceInfo,
+};
 use sha2::{Digest, Sha256};
 
 pub use normalize::normalize_definition;
@@ -53,6 +55,9 @@ pub enum GenError {
     /// A named definition (table `definition:` or `extraDefinitions`) does not exist.
     #[error("definition {0} named in the resource table does not exist upstream")]
     UnknownDefinition(String),
+    /// A feature gate on a resource of a version served by default.
+    #[error("resource {0} has a featureGate but its version is served by default")]
+    GateOnDefault(String),
     /// A resource is listed twice.
     #[error("resource {0} is listed twice")]
     Duplicate(String),
@@ -123,11 +128,17 @@ pub fn gen_catalog(defs_json: &str, table_yaml: &str) -> Result<(Vec<u8>, Catalo
 
     let mut groups = Vec::new();
     let mut resources = Vec::new();
+    let mut optional = Vec::new();
     let mut seen = BTreeSet::new();
     for g in &table.groups {
         groups.push(GroupInfo {
             name: g.name.clone(),
-            versions: g.versions.iter().map(|v| v.version.clone()).collect(),
+            versions: g
+                .versions
+                .iter()
+                .filter(|v| v.served_by_default)
+                .map(|v| v.version.clone())
+                .collect(),
         });
         for v in &g.versions {
             for r in &v.resources {
@@ -173,7 +184,10 @@ pub fn gen_catalog(defs_json: &str, table_yaml: &str) -> Result<(Vec<u8>, Catalo
                 // carry a storageVersionHash; bindings, reviews and
                 // componentstatuses do not.
                 let stored = r.verbs().iter().any(|x| x == "watch");
-                resources.push(ResourceInfo {
+                if r.feature_gate.is_some() && v.served_by_default {
+                    return Err(GenError::GateOnDefault(id));
+                }
+                let info = ResourceInfo {
                     group: g.name.clone(),
                     version: v.version.clone(),
                     kind: r.kind.clone(),
@@ -194,7 +208,15 @@ pub fn gen_catalog(defs_json: &str, table_yaml: &str) -> Result<(Vec<u8>, Catalo
                     },
                     strategy: Default::default(),
                     custom: None,
-                });
+                };
+                if v.served_by_default {
+                    resources.push(info);
+                } else {
+                    optional.push(OptionalResource {
+                        resource: info,
+                        feature_gate: r.feature_gate.clone(),
+                    });
+                }
             }
         }
     }
@@ -209,6 +231,7 @@ pub fn gen_catalog(defs_json: &str, table_yaml: &str) -> Result<(Vec<u8>, Catalo
         groups,
         resources,
         definitions,
+        optional,
     };
     let mut bytes = serde_json::to_vec(&data)?;
     bytes.push(b'\n');

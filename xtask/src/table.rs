@@ -26,10 +26,14 @@ pub struct GroupSpec {
 
 /// One version of a group.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct VersionSpec {
     /// Version name.
     pub version: String,
+    /// Whether kube-apiserver serves it without `--runtime-config`
+    /// (default true; the beta versions of 1.34 are false).
+    #[serde(default = "yes")]
+    pub served_by_default: bool,
     /// Resources served in it.
     pub resources: Vec<ResourceSpec>,
 }
@@ -64,6 +68,13 @@ pub struct ResourceSpec {
     pub name_rule: NameRule,
     /// Storage `group/version` when it differs from the served one.
     pub storage: Option<String>,
+    /// The feature gate kube-apiserver serves it behind, if any (only in
+    /// versions not served by default).
+    pub feature_gate: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The verbs of an ordinary stored resource, in discovery order.

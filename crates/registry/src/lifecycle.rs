@@ -21,7 +21,10 @@ pub struct Deprecation {
     pub replacement: Option<&'static str>,
 }
 
-/// The deprecated APIs kube-apiserver 1.34 serves by default.
+/// The deprecated APIs kube-apiserver 1.34 serves, by default or once
+/// `--runtime-config` enables them (the betas: their
+/// `zz_generated.prerelease-lifecycle.go` in k8s.io/api v0.34.0; the other
+/// enableable betas are deprecated in 1.35 or later).
 const DEPRECATED: &[Deprecation] = &[
     Deprecation {
         group: "",
@@ -40,6 +43,33 @@ const DEPRECATED: &[Deprecation] = &[
         deprecated_in: (1, 33),
         removed_in: None,
         replacement: Some("discovery.k8s.io/v1 EndpointSlice"),
+    },
+    Deprecation {
+        group: "networking.k8s.io",
+        version: "v1beta1",
+        resource: "ipaddresses",
+        kind: "IPAddress",
+        deprecated_in: (1, 34),
+        removed_in: Some((1, 37)),
+        replacement: None,
+    },
+    Deprecation {
+        group: "networking.k8s.io",
+        version: "v1beta1",
+        resource: "servicecidrs",
+        kind: "ServiceCIDR",
+        deprecated_in: (1, 34),
+        removed_in: Some((1, 37)),
+        replacement: None,
+    },
+    Deprecation {
+        group: "storage.k8s.io",
+        version: "v1beta1",
+        resource: "volumeattributesclasses",
+        kind: "VolumeAttributesClass",
+        deprecated_in: (1, 34),
+        removed_in: Some((1, 37)),
+        replacement: Some("storage.k8s.io/v1 VolumeAttributesClass"),
     },
 ];
 
@@ -114,5 +144,23 @@ mod tests {
         );
         assert_eq!(gone.removed_release(), "1.25");
         assert!(builtin_deprecation("", "v1", "pods").is_none());
+    }
+
+    #[test]
+    fn enableable_betas() {
+        let vac = builtin_deprecation("storage.k8s.io", "v1beta1", "volumeattributesclasses")
+            .expect("vac");
+        assert_eq!(
+            vac.warning(),
+            "storage.k8s.io/v1beta1 VolumeAttributesClass is deprecated in v1.34+, unavailable in v1.37+; use storage.k8s.io/v1 VolumeAttributesClass"
+        );
+        assert_eq!(vac.removed_release(), "1.37");
+        let ip = builtin_deprecation("networking.k8s.io", "v1beta1", "ipaddresses").expect("ip");
+        assert_eq!(
+            ip.warning(),
+            "networking.k8s.io/v1beta1 IPAddress is deprecated in v1.34+, unavailable in v1.37+"
+        );
+        // Deprecated in 1.35: no warning in 1.34.
+        assert!(builtin_deprecation("resource.k8s.io", "v1beta1", "resourceclaims").is_none());
     }
 }

@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use crate::builtin::{self, CATALOG_JSON};
+use crate::optional::OptionalResource;
 use crate::resource::{GroupInfo, ResourceInfo};
 use crate::schema::Schema;
 
@@ -47,6 +48,11 @@ pub struct CatalogData {
     pub resources: Vec<ResourceInfo>,
     /// Schema definitions by name.
     pub definitions: BTreeMap<String, Schema>,
+    /// Resources of the group versions kube-apiserver registers but serves
+    /// only when `--runtime-config` enables them, in group order then
+    /// version priority order (not served: see [`CatalogSnapshot::optional`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub optional: Vec<OptionalResource>,
 }
 
 /// One generation of the resource and schema catalog, with lookup indexes.
@@ -91,6 +97,10 @@ impl CatalogSnapshot {
                     let s = builtin::strategy(&data.resources[i], &data.definitions);
                     data.resources[i].strategy = s;
                 }
+                for i in 0..data.optional.len() {
+                    let s = builtin::strategy(&data.optional[i].resource, &data.definitions);
+                    data.optional[i].resource.strategy = s;
+                }
                 Self::from_data(data)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
@@ -109,6 +119,14 @@ impl CatalogSnapshot {
     pub fn from_data(data: CatalogData) -> Result<Self, CatalogError> {
         let mut by_plural = HashMap::with_capacity(data.resources.len());
         let mut by_kind = HashMap::with_capacity(data.resources.len());
+        for r in data.optional.iter().map(|o| &o.resource) {
+            if !data.definitions.contains_key(&r.definition) {
+                return Err(CatalogError::MissingDefinition {
+                    resource: format!("{}/{}/{}", r.group, r.version, r.plural),
+                    definition: r.definition.clone(),
+                });
+            }
+        }
         for (i, r) in data.resources.iter().enumerate() {
             if !data.definitions.contains_key(&r.definition) {
                 return Err(CatalogError::MissingDefinition {
@@ -153,6 +171,13 @@ impl CatalogSnapshot {
             .resources
             .iter()
             .filter(move |r| r.group == group && r.version == version)
+    }
+
+    /// The resources kube-apiserver registers but serves only when
+    /// `--runtime-config` enables their group version (none of them is
+    /// served by this snapshot).
+    pub fn optional(&self) -> &[OptionalResource] {
+        &self.data.optional
     }
 
     /// Look a resource up by group, version and plural (`pods`).

@@ -217,3 +217,100 @@ fn same_version_and_unknown_kinds() {
         Err(ConversionError::Unsupported { .. })
     ));
 }
+
+#[test]
+fn beta_storage_versions() {
+    assert_eq!(
+        storage_version("storage.k8s.io", "volumeattributesclasses"),
+        Some("v1")
+    );
+    assert!(needs_conversion(
+        "storage.k8s.io",
+        "v1beta1",
+        "volumeattributesclasses"
+    ));
+    assert!(needs_conversion(
+        "resource.k8s.io",
+        "v1beta2",
+        "resourceslices"
+    ));
+    assert!(!needs_conversion("resource.k8s.io", "v1", "resourceslices"));
+    // Beta-only kinds are stored as written.
+    assert_eq!(
+        storage_version("coordination.k8s.io", "leasecandidates"),
+        None
+    );
+}
+
+#[test]
+fn same_schema_versions_change_the_api_version_only() {
+    let vac = json!({"apiVersion": "storage.k8s.io/v1beta1", "kind": "VolumeAttributesClass",
+        "metadata": {"name": "gold"}, "driverName": "csi.example.com", "parameters": {"iops": "300"}});
+    let v1 = to(vac.clone(), "v1");
+    assert_eq!(v1["apiVersion"], "storage.k8s.io/v1");
+    assert_eq!(v1["parameters"], vac["parameters"]);
+    assert_eq!(to(v1, "v1beta1"), vac);
+    let claim = json!({"apiVersion": "resource.k8s.io/v1beta2", "kind": "ResourceClaim",
+        "metadata": {"name": "c"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}});
+    let v1 = to(claim.clone(), "v1");
+    assert_eq!(v1["spec"], claim["spec"]);
+    assert!(convert(
+        &mut json!({"apiVersion": "storage.k8s.io/v1beta1", "kind": "StorageClass"}),
+        "v1"
+    )
+    .is_err());
+}
+
+#[test]
+fn dra_v1beta1_device_requests() {
+    let beta = json!({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
+    "metadata": {"name": "c", "namespace": "default"},
+    "spec": {"devices": {"requests": [
+        {"name": "gpu", "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2,
+         "selectors": [{"cel": {"expression": "true"}}]},
+        {"name": "any", "firstAvailable": [{"name": "big", "deviceClassName": "big.example.com"}]}
+    ]}}});
+    let v1 = to(beta.clone(), "v1");
+    assert_eq!(v1["apiVersion"], "resource.k8s.io/v1");
+    assert_eq!(
+        v1["spec"]["devices"]["requests"][0],
+        json!({"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "selectors": [{"cel": {"expression": "true"}}],
+               "allocationMode": "ExactCount", "count": 2}})
+    );
+    assert_eq!(
+        v1["spec"]["devices"]["requests"][1],
+        json!({"name": "any", "firstAvailable": [{"name": "big", "deviceClassName": "big.example.com"}]})
+    );
+    let back = to(v1, "v1beta1");
+    assert_eq!(
+        back["spec"]["devices"]["requests"][1],
+        beta["spec"]["devices"]["requests"][1]
+    );
+    let r0 = &back["spec"]["devices"]["requests"][0];
+    assert_eq!(r0["deviceClassName"], "gpu.example.com");
+    assert_eq!(r0["count"], 2);
+    assert!(r0.get("exactly").is_none());
+    // A template's claim spec is one level deeper.
+    let t = json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "d"}}]}}}});
+    let b = to(t, "v1beta1");
+    assert_eq!(
+        b["spec"]["spec"]["devices"]["requests"][0],
+        json!({"name": "r", "deviceClassName": "d"})
+    );
+}
+
+#[test]
+fn dra_v1beta1_basic_devices() {
+    let v1 = json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+        "spec": {"driver": "d", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "nodeName": "n1",
+                 "devices": [{"name": "gpu-0", "attributes": {"model": {"string": "x"}}, "capacity": {"mem": {"value": "1Gi"}}}]}});
+    let beta = to(v1.clone(), "v1beta1");
+    assert_eq!(
+        beta["spec"]["devices"][0],
+        json!({"name": "gpu-0", "basic": {"attributes": {"model": {"string": "x"}}, "capacity": {"mem": {"value": "1Gi"}}}})
+    );
+    assert_eq!(beta["spec"]["nodeName"], "n1");
+    assert_eq!(to(beta, "v1"), v1);
+}
