@@ -527,7 +527,13 @@ fn strategic_merge_typed_round_trip() {
     let c = Cluster::start(Mode::Embedded);
     c.ok(&["create", "configmap", "x", "--from-literal=a=1"]);
     let err = c.fails(
-        &["patch", "cm", "x", "-p", r#"{"metadata":{"labels":"invalid"}}"#],
+        &[
+            "patch",
+            "cm",
+            "x",
+            "-p",
+            r#"{"metadata":{"labels":"invalid"}}"#,
+        ],
         None,
     );
     assert!(
@@ -543,7 +549,9 @@ fn strategic_merge_typed_round_trip() {
                 .body(body)
                 .send()
         };
-        let r = smp(r#"{"metadata":{"labels":"invalid"}}"#).await.expect("patch");
+        let r = smp(r#"{"metadata":{"labels":"invalid"}}"#)
+            .await
+            .expect("patch");
         assert_eq!(r.status().as_u16(), 422);
         assert_eq!(
             r.text().await.expect("body"),

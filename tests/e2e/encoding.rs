@@ -522,7 +522,6 @@ async fn compression(c: &Cluster) {
     assert_eq!(first["type"], "ADDED");
 }
 
-
 /// JSON numbers in a custom resource as kube writes them: Go decodes an
 /// integral literal to int64 and anything else to float64, and writes a
 /// float64 without a zero fraction (`1.0` → `1`, `1e3` → `1000`, `-0.0` →
@@ -565,7 +564,10 @@ async fn zero_fraction_floats(c: &Cluster) {
         .expect("patch");
     assert_eq!(r.status(), 200);
     let patched = r.text().await.expect("body");
-    assert!(patched.contains(r#""i":18446744073709552000,"j":3}"#), "{patched}");
+    assert!(
+        patched.contains(r#""i":18446744073709552000,"j":3}"#),
+        "{patched}"
+    );
 }
 
 #[test]

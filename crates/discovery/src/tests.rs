@@ -856,7 +856,10 @@ mod openapi_v2 {
         .unwrap();
         let w = &v3["components"]["schemas"]["com.example.v1.Widget"];
         assert_eq!(w["x-kubernetes-preserve-unknown-fields"], true, "{w}");
-        assert_eq!(w["properties"]["spec"]["x-kubernetes-preserve-unknown-fields"], true);
+        assert_eq!(
+            w["properties"]["spec"]["x-kubernetes-preserve-unknown-fields"],
+            true
+        );
 
         // Only a nested node preserves: it is open in v2, the root is not.
         let root = defs.get_mut("com.example.v1.Widget").unwrap();
@@ -871,7 +874,10 @@ mod openapi_v2 {
         );
         // Built-in definitions never carry the extension.
         let raw = &d["definitions"]["io.k8s.apimachinery.pkg.runtime.RawExtension"];
-        assert!(raw.get("x-kubernetes-preserve-unknown-fields").is_none(), "{raw}");
+        assert!(
+            raw.get("x-kubernetes-preserve-unknown-fields").is_none(),
+            "{raw}"
+        );
     }
 
     /// `(field, wire type, payload)` of one protobuf message level.

@@ -30,7 +30,11 @@ const CUSTOM_DECODED: [&str; 8] = [
 
 /// kube's answer when `merged` does not convert into the kind `ty`
 /// describes; `patch` is the decoded patch body, quoted as Go's `%+v`.
-pub(super) fn check(merged: &Map<String, Value>, patch: &Map<String, Value>, ty: TypeRef<'_>) -> Result<(), ApiError> {
+pub(super) fn check(
+    merged: &Map<String, Value>,
+    patch: &Map<String, Value>,
+    ty: TypeRef<'_>,
+) -> Result<(), ApiError> {
     match struct_from(merged, ty, 0) {
         Ok(()) => Ok(()),
         Err(detail) => Err(ApiError::invalid(
@@ -89,7 +93,8 @@ fn value_from(v: &Value, ty: TypeRef<'_>, depth: usize) -> Result<(), String> {
         Shape::Map => match v {
             Value::Object(m) => {
                 let values = ty.field("");
-                m.values().try_for_each(|x| value_from(x, values, depth + 1))
+                m.values()
+                    .try_for_each(|x| value_from(x, values, depth + 1))
             }
             other => Err(format!("cannot restore map from {}", kind(other))),
         },
@@ -129,8 +134,7 @@ fn scalar(v: &Value, type_: Option<&str>, format: Option<&str>) -> Result<(), St
         "string" | "bool" => src == dst,
         "int64" => numeric(dst),
         "float64" => {
-            dst.starts_with("float")
-                || (numeric(dst) && v.as_f64().is_some_and(|f| f == f.trunc()))
+            dst.starts_with("float") || (numeric(dst) && v.as_f64().is_some_and(|f| f == f.trunc()))
         }
         _ => false,
     };
@@ -140,7 +144,8 @@ fn scalar(v: &Value, type_: Option<&str>, format: Option<&str>) -> Result<(), St
     // Integers convert to strings in Go (as runes) and floats to integers:
     // the converter refuses those conversions by name; the others are
     // not convertible at all and reach its `unrecognized type`.
-    let convertible = matches!((src, dst), ("int64", "string")) || (src == "float64" && numeric(dst));
+    let convertible =
+        matches!((src, dst), ("int64", "string")) || (src == "float64" && numeric(dst));
     if convertible {
         Err(format!("cannot convert {src} to {dst}"))
     } else {
@@ -176,15 +181,36 @@ mod tests {
             cm(json!({"metadata": {"finalizers": {"a": 1}}})).as_deref(),
             Some("cannot restore slice from map")
         );
-        assert_eq!(cm(json!({"data": {"a": 1}})).as_deref(), Some("cannot convert int64 to string"));
-        assert_eq!(cm(json!({"data": {"a": true}})).as_deref(), Some("unrecognized type: string"));
-        assert_eq!(cm(json!({"immutable": "yes"})).as_deref(), Some("unrecognized type: bool"));
-        assert_eq!(cm(json!({"binaryData": {"a": 5}})).as_deref(), Some("cannot restore slice from int64"));
-        assert_eq!(cm(json!({"data": {"a": "b"}, "metadata": {"labels": {"x": "y"}}})), None);
+        assert_eq!(
+            cm(json!({"data": {"a": 1}})).as_deref(),
+            Some("cannot convert int64 to string")
+        );
+        assert_eq!(
+            cm(json!({"data": {"a": true}})).as_deref(),
+            Some("unrecognized type: string")
+        );
+        assert_eq!(
+            cm(json!({"immutable": "yes"})).as_deref(),
+            Some("unrecognized type: bool")
+        );
+        assert_eq!(
+            cm(json!({"binaryData": {"a": 5}})).as_deref(),
+            Some("cannot restore slice from int64")
+        );
+        assert_eq!(
+            cm(json!({"data": {"a": "b"}, "metadata": {"labels": {"x": "y"}}})),
+            None
+        );
         let d = |v| detail("Deployment", "apps/v1", v);
-        assert_eq!(d(json!({"spec": {"replicas": 1.5}})).as_deref(), Some("cannot convert float64 to int32"));
+        assert_eq!(
+            d(json!({"spec": {"replicas": 1.5}})).as_deref(),
+            Some("cannot convert float64 to int32")
+        );
         assert_eq!(d(json!({"spec": {"replicas": 2.0}})), None);
-        assert_eq!(d(json!({"spec": {"replicas": "2"}})).as_deref(), Some("unrecognized type: int32"));
+        assert_eq!(
+            d(json!({"spec": {"replicas": "2"}})).as_deref(),
+            Some("unrecognized type: int32")
+        );
         // Custom decoders are not the converter's.
         assert_eq!(
             d(json!({"spec": {"strategy": {"rollingUpdate": {"maxSurge": true}}}})),
