@@ -626,3 +626,32 @@ fn create_while_crd_terminating() {
         r#"{"metadata":{"finalizers":null}}"#,
     ]);
 }
+
+/// A CRD whose root preserves unknown fields is published in
+/// `/openapi/v2` as kube's apiextensions builder publishes it (only
+/// `type: object` and the GVK), so kubectl's client-side validation of a
+/// `v1` `List` accepts an item with arbitrary fields, with the default
+/// validation and `--validate=strict` alike.
+#[test]
+fn list_apply_of_preserve_unknown_root() {
+    let c = Cluster::start(Mode::Embedded);
+    establish(&c, FREEFORM, "things.free.example.com");
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: free.example.com/v1\n  kind: Thing\n  metadata: {name: listed, namespace: default}\n  spec: {anything: [1, 2]}\n  extra: {deep: true}\n";
+    c.ok_stdin(&["apply", "-f", "-"], list);
+    c.ok_stdin(
+        &["apply", "--validate=strict", "-f", "-"],
+        &list.replace("listed", "strict"),
+    );
+    let got = json(&c.ok(&["get", "thing", "strict", "-o", "json"]));
+    assert_eq!(got["extra"], serde_json::json!({"deep": true}), "{got}");
+    let v2 = json(&c.ok(&["get", "--raw", "/openapi/v2"]));
+    assert_eq!(
+        v2["definitions"]["com.example.free.v1.Thing"],
+        serde_json::json!({
+            "type": "object",
+            "x-kubernetes-group-version-kind": [
+                {"group": "free.example.com", "kind": "Thing", "version": "v1"}
+            ]
+        })
+    );
+}

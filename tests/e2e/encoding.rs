@@ -522,6 +522,54 @@ async fn compression(c: &Cluster) {
     assert_eq!(first["type"], "ADDED");
 }
 
+/// JSON numbers in a custom resource as kube writes them: Go decodes an
+/// integral literal to int64 and anything else to float64, and writes a
+/// float64 without a zero fraction (`1.0` → `1`, `1e3` → `1000`, `-0.0` →
+/// `-0`, `1e21` → `1e+21`), in every answer and in what is stored.
+async fn zero_fraction_floats(c: &Cluster) {
+    let http = c.client();
+    let widgets = format!(
+        "{}/apis/sorted.example.com/v1/namespaces/default/widgets",
+        c.url
+    );
+    let body = r#"{"apiVersion":"sorted.example.com/v1","kind":"Widget","metadata":{"name":"floats"},
+        "spec":{"a":1.0,"b":2.50,"c":1e3,"d":-0.0,"e":1.5,"f":1e21,"g":0.0000001,"h":100000000000000000000,"i":18446744073709551615}}"#;
+    const SPEC: &str = r#""spec":{"a":1,"b":2.5,"c":1000,"d":-0,"e":1.5,"f":1e+21,"g":1e-7,"h":100000000000000000000,"i":18446744073709552000}"#;
+    let r = http
+        .post(&widgets)
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(r.status(), 201);
+    let created = r.text().await.expect("body");
+    assert!(created.contains(SPEC), "{created}");
+    let (code, got) = get_as(c, &format!("{widgets}/floats"), "application/json").await;
+    assert_eq!((code, &got), (200, &created));
+    let list_url = format!("{widgets}?fieldSelector=metadata.name%3Dfloats");
+    let (code, list) = get_as(c, &list_url, "application/json").await;
+    assert_eq!(code, 200);
+    assert!(list.contains(SPEC), "{list}");
+    let watch = format!("{list_url}&watch=1&resourceVersion=0&timeoutSeconds=1");
+    let (code, events) = get_as(c, &watch, "application/json").await;
+    assert_eq!(code, 200);
+    assert!(events.contains(SPEC), "{events}");
+    let r = http
+        .patch(format!("{widgets}/floats"))
+        .header("Content-Type", "application/merge-patch+json")
+        .body(r#"{"spec":{"j":3.0}}"#)
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(r.status(), 200);
+    let patched = r.text().await.expect("body");
+    assert!(
+        patched.contains(r#""i":18446744073709552000,"j":3}"#),
+        "{patched}"
+    );
+}
+
 #[test]
 fn encoding_embedded() {
     let c = Cluster::start(Mode::Embedded);
@@ -530,6 +578,7 @@ fn encoding_embedded() {
     block_on(document_shapes(&c));
     block_on(sorted_maps_and_yaml(&c));
     block_on(html_escapes(&c));
+    block_on(zero_fraction_floats(&c));
 }
 
 #[test]
@@ -539,4 +588,5 @@ fn encoding_distributed() {
     block_on(compression(&c));
     block_on(sorted_maps_and_yaml(&c));
     block_on(html_escapes(&c));
+    block_on(zero_fraction_floats(&c));
 }

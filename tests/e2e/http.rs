@@ -866,3 +866,81 @@ fn kube_words_for_bodies_selectors_and_paths() {
     let c = Cluster::start(Mode::Embedded);
     block_on(kube_words(&c));
 }
+
+/// kube's `406` bodies on non-resource paths for an Accept nothing there
+/// produces: go-restful's refusal as an indented Status on `/version` and
+/// `/api` (negotiated when the Accept names a served type), the discovery
+/// handler's own indented Status on `/apis`, kube-openapi's empty body on
+/// `/openapi/v2` and `/openapi/v3/...`; health checks ignore Accept.
+#[test]
+fn not_acceptable_on_non_resource_paths() {
+    let c = Cluster::start(Mode::Embedded);
+    block_on(async {
+        let http = c.client();
+        let get = |path: &str, accept: &str| {
+            send(
+                http.get(format!("{}{path}", c.url))
+                    .header("accept", accept.to_string()),
+            )
+        };
+        let restful = |available: &str| {
+            format!(
+                "{{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {{}},\n  \"status\": \"Failure\",\n  \"message\": \"406: Not Acceptable\\n\\nAvailable representations: {available}\",\n  \"reason\": \"NotAcceptable\",\n  \"details\": {{}},\n  \"code\": 406\n}}"
+            )
+        };
+        let r = get("/version", "text/html").await;
+        assert_eq!(r.code, 406);
+        assert_eq!(
+            r.header("content-type").as_deref(),
+            Some("application/json")
+        );
+        assert_eq!(r.body, restful("application/json"));
+        // `application/*` is not go-restful's wildcard, but kube's error
+        // negotiation writes the Status as JSON for it.
+        let r = get("/version", "application/*").await;
+        assert_eq!(r.code, 406);
+        assert_eq!(
+            r.json()["message"],
+            "406: Not Acceptable\n\nAvailable representations: application/json"
+        );
+        assert!(r.body.ends_with("}\n"), "{}", r.body);
+        let r = get("/version", "application/yaml").await;
+        assert_eq!(r.code, 406);
+        assert_eq!(
+            r.header("content-type").as_deref(),
+            Some("application/yaml")
+        );
+        assert!(r.body.contains("reason: NotAcceptable"), "{}", r.body);
+
+        let r = get("/api", "text/html").await;
+        assert_eq!(r.code, 406);
+        assert_eq!(
+            r.body,
+            restful("application/json, application/yaml, application/vnd.kubernetes.protobuf")
+        );
+
+        let r = get("/apis", "text/html").await;
+        assert_eq!(r.code, 406);
+        assert_eq!(
+            r.header("content-type").as_deref(),
+            Some("application/json")
+        );
+        assert_eq!(
+            r.body,
+            "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf\",\n  \"reason\": \"NotAcceptable\",\n  \"code\": 406\n}"
+        );
+
+        for path in ["/openapi/v2", "/openapi/v3/api/v1"] {
+            let r = get(path, "text/html").await;
+            assert_eq!((r.code, r.body.as_str()), (406, ""), "{path}");
+            assert_eq!(r.header("content-type"), None, "{path}");
+            assert_eq!(r.header("vary").as_deref(), Some("Accept"), "{path}");
+            assert_eq!(get(path, "application/json").await.code, 200, "{path}");
+        }
+
+        for path in ["/healthz", "/livez", "/readyz"] {
+            let r = get(path, "text/html").await;
+            assert_eq!((r.code, r.body.as_str()), (200, "ok"), "{path}");
+        }
+    });
+}

@@ -4,7 +4,11 @@
 //! so inside strings `<`, `>`, `&`, U+2028 and U+2029 are `\u003c`,
 //! `\u003e`, `\u0026`, `\u2028` and `\u2029`. Everything else is
 //! serde_json's compact output, which matches Go's for the other
-//! characters (`"`, `\\`, control characters).
+//! characters (`"`, `\\`, control characters). Numbers are Go's too: a
+//! float64 in its shortest form without a zero fraction (`1`, not `1.0`),
+//! in exponent form below 1e-6 and from 1e21 (`1e+21`, `1e-7`), and an
+//! unsigned integer beyond int64 as the float64 Go decodes it to
+//! ([`go_float`]).
 //!
 //! Every JSON response body goes through these helpers; request bodies are
 //! read with plain serde_json (the escapes are ordinary JSON).
@@ -24,7 +28,50 @@ fn special(b: u8) -> bool {
     matches!(b, b'<' | b'>' | b'&' | 0xE2)
 }
 
+/// Go's `encoding/json` rendering of a float64 (its `floatEncoder`):
+/// `strconv.FormatFloat(f, 'f', -1, 64)`, or `'e'` when `|f|` is below
+/// 1e-6 or at least 1e21, with a one-digit negative exponent unpadded.
+pub fn go_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        // Rust's `Display` is the shortest round-trip decimal, as `'f', -1`.
+        return format!("{f}");
+    }
+    // `{:e}`: shortest digits, `1.5e-7` / `1e21`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    match exp.strip_prefix('-') {
+        Some(neg) => format!("{mantissa}e-{neg}"),
+        None => format!("{mantissa}e+{exp:0>2}"),
+    }
+}
+
 impl serde_json::ser::Formatter for GoEscapes {
+    fn write_f64<W>(&mut self, writer: &mut W, value: f64) -> io::Result<()>
+    where
+        W: ?Sized + io::Write,
+    {
+        writer.write_all(go_float(value).as_bytes())
+    }
+
+    fn write_f32<W>(&mut self, writer: &mut W, value: f32) -> io::Result<()>
+    where
+        W: ?Sized + io::Write,
+    {
+        writer.write_all(go_float(f64::from(value)).as_bytes())
+    }
+
+    fn write_u64<W>(&mut self, writer: &mut W, value: u64) -> io::Result<()>
+    where
+        W: ?Sized + io::Write,
+    {
+        // Go decodes an integer beyond int64 into a float64.
+        if value > i64::MAX as u64 {
+            return writer.write_all(go_float(value as f64).as_bytes());
+        }
+        writer.write_all(value.to_string().as_bytes())
+    }
+
     fn write_string_fragment<W>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()>
     where
         W: ?Sized + io::Write,
@@ -90,6 +137,36 @@ pub fn to_string_go<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<Stri
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    #[test]
+    fn floats_as_go_writes_them() {
+        let cases = [
+            ("1.0", "1"),
+            ("2.50", "2.5"),
+            ("1e3", "1000"),
+            ("-0.0", "-0"),
+            ("1.5", "1.5"),
+            ("0.000001", "0.000001"),
+            ("0.0000001", "1e-7"),
+            ("1.5e-10", "1.5e-10"),
+            ("100000000000000000000", "100000000000000000000"),
+            ("1e21", "1e+21"),
+            ("12345678901234567890123", "1.2345678901234568e+22"),
+            ("1.7976931348623157e308", "1.7976931348623157e+308"),
+            ("18446744073709551615", "18446744073709552000"),
+            ("9223372036854775807", "9223372036854775807"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("0.1", "0.1"),
+        ];
+        for (input, want) in cases {
+            let v: Value = serde_json::from_str(input).unwrap();
+            assert_eq!(to_string_go(&v).unwrap(), want, "{input}");
+        }
+        assert_eq!(
+            to_string_go(&json!({"spec": {"a": 1.0, "b": 2.5}})).unwrap(),
+            r#"{"spec":{"a":1,"b":2.5}}"#
+        );
+    }
 
     #[test]
     fn escapes_what_go_escapes() {

@@ -820,6 +820,66 @@ mod openapi_v2 {
             .is_none());
     }
 
+    /// A custom resource whose root preserves unknown fields: v2 publishes
+    /// only `type: object` and the GVK (kube's builder, for kubectl's
+    /// client-side validation); nested preserving nodes lose their
+    /// properties and `type: object`; v3 keeps the schema and the extension.
+    #[test]
+    fn preserve_unknown_custom_roots_are_open_in_v2() {
+        let catalog = Catalog::builtin();
+        let (mut rs, mut defs) = super::generations::widgets();
+        rs[0].custom = Some(Box::default());
+        let root = defs.get_mut("com.example.v1.Widget").unwrap();
+        root.preserve_unknown_fields = true;
+        root.gvk = vec![keelson_registry::GroupVersionKind {
+            group: "example.com".into(),
+            version: "v1".into(),
+            kind: "Widget".into(),
+        }];
+        let snap = catalog.insert(rs.clone(), defs.clone()).unwrap();
+        let d = v2::document(&snap);
+        assert_eq!(
+            d["definitions"]["com.example.v1.Widget"],
+            serde_json::json!({
+                "type": "object",
+                "x-kubernetes-group-version-kind": [
+                    {"group": "example.com", "kind": "Widget", "version": "v1"}
+                ]
+            })
+        );
+        let v3: serde_json::Value = serde_json::from_slice(
+            &crate::openapi::OpenApiDocs::build(&snap)
+                .doc("apis/example.com/v1")
+                .unwrap()
+                .0,
+        )
+        .unwrap();
+        let w = &v3["components"]["schemas"]["com.example.v1.Widget"];
+        assert_eq!(w["x-kubernetes-preserve-unknown-fields"], true, "{w}");
+        assert_eq!(
+            w["properties"]["spec"]["x-kubernetes-preserve-unknown-fields"],
+            true
+        );
+
+        // Only a nested node preserves: it is open in v2, the root is not.
+        let root = defs.get_mut("com.example.v1.Widget").unwrap();
+        root.preserve_unknown_fields = false;
+        let snap = Catalog::builtin().insert(rs, defs).unwrap();
+        let d = v2::document(&snap);
+        let spec = &d["definitions"]["com.example.v1.Widget"]["properties"]["spec"];
+        assert_eq!(
+            *spec,
+            serde_json::json!({"x-kubernetes-preserve-unknown-fields": true}),
+            "{spec}"
+        );
+        // Built-in definitions never carry the extension.
+        let raw = &d["definitions"]["io.k8s.apimachinery.pkg.runtime.RawExtension"];
+        assert!(
+            raw.get("x-kubernetes-preserve-unknown-fields").is_none(),
+            "{raw}"
+        );
+    }
+
     /// `(field, wire type, payload)` of one protobuf message level.
     fn fields(mut b: &[u8]) -> Vec<(u64, u64, Vec<u8>)> {
         fn varint(b: &mut &[u8]) -> u64 {

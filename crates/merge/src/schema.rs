@@ -162,6 +162,16 @@ impl<'a> TypeRef<'a> {
         self.ext(|s| s.map_type.as_deref())
     }
 
+    /// The node with its references followed, if the catalog has it.
+    pub(crate) fn resolved(&self) -> Option<&'a Schema> {
+        self.resolved
+    }
+
+    /// The definition the node refers to (`$ref`), if any.
+    pub(crate) fn reference(&self) -> Option<&'a str> {
+        self.node.and_then(|n| n.reference.as_deref())
+    }
+
     /// An extension from the node as written, else from its definition.
     fn ext(&self, get: impl Fn(&'a Schema) -> Option<&'a str>) -> Option<&'a str> {
         self.node

@@ -155,11 +155,11 @@ mod tests {
     fn kube_stores_custom_resources_as_go_json() {
         let obj = json!({"kind": "Widget", "apiVersion": "example.com/v1",
             "metadata": {"name": "w", "resourceVersion": "3", "uid": "u"},
-            "spec": {"z": 1, "a": "<&>"}});
+            "spec": {"z": 1, "a": "<&>", "f": 1.0, "g": 1e21}});
         let bytes = ValueCodec::Kube.encode(&obj).unwrap();
         assert_eq!(
             String::from_utf8(bytes.clone()).unwrap(),
-            "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w\",\"uid\":\"u\"},\"spec\":{\"a\":\"\\u003c\\u0026\\u003e\",\"z\":1}}\n"
+            "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w\",\"uid\":\"u\"},\"spec\":{\"a\":\"\\u003c\\u0026\\u003e\",\"f\":1,\"g\":1e+21,\"z\":1}}\n"
         );
         let back = ValueCodec::Kube.decode(b"k", &bytes, 4).unwrap();
         assert_eq!(back["spec"]["a"], "<&>");

@@ -42,9 +42,19 @@ fn collect_refs(s: &Schema, out: &mut Vec<String>) {
     }
 }
 
+/// The definition `name` is a custom resource's kind: its nodes carry the
+/// CRD's `x-kubernetes-preserve-unknown-fields` as kube's builder publishes
+/// them (built-in definitions never do).
+fn is_custom_kind(c: &CatalogSnapshot, name: &str) -> bool {
+    c.resources()
+        .iter()
+        .any(|r| r.custom.is_some() && r.definition == name)
+}
+
 /// One top-level definition in OpenAPI v3 form.
 pub fn definition(c: &CatalogSnapshot, name: &str, s: &Schema) -> Value {
-    let mut m = node(c, s);
+    let custom = is_custom_kind(c, name);
+    let mut m = node(c, s, custom);
     if name == QUANTITY {
         m.insert(
             "oneOf".into(),
@@ -69,9 +79,9 @@ fn is_object_def(c: &CatalogSnapshot, name: &str) -> bool {
 
 /// A property or item: references become `allOf` + description + default,
 /// the way kube-apiserver writes struct-typed fields.
-fn child(c: &CatalogSnapshot, s: &Schema) -> Value {
+fn child(c: &CatalogSnapshot, s: &Schema, custom: bool) -> Value {
     let Some(target) = &s.reference else {
-        return Value::Object(node(c, s));
+        return Value::Object(node(c, s, custom));
     };
     let mut m = Map::new();
     let wrap = s.description.is_some() || is_object_def(c, target);
@@ -98,7 +108,8 @@ fn as_map(v: Value) -> Map<String, Value> {
     }
 }
 
-fn node(c: &CatalogSnapshot, s: &Schema) -> Map<String, Value> {
+/// One schema node; `custom`: a node of a custom resource's schema.
+fn node(c: &CatalogSnapshot, s: &Schema, custom: bool) -> Map<String, Value> {
     let mut m = Map::new();
     if let Some(d) = &s.description {
         m.insert("description".into(), json!(d));
@@ -119,16 +130,16 @@ fn node(c: &CatalogSnapshot, s: &Schema) -> Map<String, Value> {
         }
     }
     if let Some(items) = &s.items {
-        m.insert("items".into(), child(c, items));
+        m.insert("items".into(), child(c, items, custom));
     }
     if let Some(ap) = &s.additional_properties {
-        m.insert("additionalProperties".into(), child(c, ap));
+        m.insert("additionalProperties".into(), child(c, ap, custom));
     }
     if !s.properties.is_empty() {
         let props: Map<String, Value> = s
             .properties
             .iter()
-            .map(|(k, v)| (k.clone(), child(c, v)))
+            .map(|(k, v)| (k.clone(), child(c, v, custom)))
             .collect();
         m.insert("properties".into(), Value::Object(props));
     }
@@ -142,6 +153,9 @@ fn node(c: &CatalogSnapshot, s: &Schema) -> Map<String, Value> {
         m.insert("allOf".into(), json!([ref_to(r)]));
     }
     extensions(s, &mut m);
+    if custom && s.preserve_unknown_fields {
+        m.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+    }
     m
 }
 

@@ -26,6 +26,8 @@ use crate::version::GIT_VERSION;
 
 const V3_REF: &str = "#/components/schemas/";
 const V2_REF: &str = "#/definitions/";
+const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
+const GVK: &str = "x-kubernetes-group-version-kind";
 
 /// kube's order of the PATCH media types in `consumes`.
 const PATCH_ORDER: [&str; 4] = [
@@ -59,7 +61,7 @@ pub fn document(c: &CatalogSnapshot) -> Value {
         .into_iter()
         .filter_map(|n| {
             c.definition(&n)
-                .map(|s| (n.clone(), schema(&schemas::definition(c, &n, s))))
+                .map(|s| (n.clone(), definition(&schemas::definition(c, &n, s))))
         })
         .collect();
     json!({
@@ -246,11 +248,37 @@ const SCHEMA_KEYS: [&str; 28] = [
     "example",
 ];
 
-/// A v3 schema in Swagger 2.0 form.
+/// `x-kubernetes-preserve-unknown-fields: true` (only custom resources'
+/// nodes carry it).
+fn preserves_unknown(m: &Map<String, Value>) -> bool {
+    m.get(PRESERVE).and_then(Value::as_bool) == Some(true)
+}
+
+/// A top-level definition in Swagger 2.0 form. A custom resource kind
+/// whose root preserves unknown fields is published as kube's
+/// apiextensions builder does for kubectl's client-side validation: only
+/// `type: object` and its group-version-kind, no properties at all (not
+/// even `apiVersion`, `kind`, `metadata`), so nothing is an unknown field.
+fn definition(v3: &Value) -> Value {
+    if let Some(m) = v3.as_object().filter(|m| preserves_unknown(m)) {
+        if let Some(gvk) = m.get(GVK) {
+            let mut out = Map::new();
+            out.insert("type".into(), json!("object"));
+            out.insert(GVK.into(), gvk.clone());
+            return Value::Object(out);
+        }
+    }
+    schema(v3)
+}
+
+/// A v3 schema in Swagger 2.0 form. A node that preserves unknown fields
+/// loses its `properties`, `items` and `type: object` (apiextensions'
+/// `ToStructuralOpenAPIV2`), and an array left without `items` its type.
 pub(crate) fn schema(v3: &Value) -> Value {
     let Some(m) = v3.as_object() else {
         return v3.clone();
     };
+    let preserve = preserves_unknown(m);
     let mut out = Map::new();
     // `allOf: [{$ref}]` (a described or defaulted reference) → `$ref`.
     let single_ref = m
@@ -263,6 +291,8 @@ pub(crate) fn schema(v3: &Value) -> Value {
         let converted = match k.as_str() {
             "$ref" => json!(v2_ref(v.as_str().unwrap_or_default())),
             "allOf" if single_ref.is_some() => continue,
+            "properties" | "items" if preserve => continue,
+            "type" if preserve && v.as_str() == Some("object") => continue,
             "default" if single_ref.is_some() => continue,
             "allOf" => Value::Array(v.as_array().into_iter().flatten().map(schema).collect()),
             "items" => schema(v),
@@ -282,6 +312,9 @@ pub(crate) fn schema(v3: &Value) -> Value {
     }
     if let Some(r) = single_ref {
         out.insert("$ref".into(), json!(v2_ref(r)));
+    }
+    if out.get("type").and_then(Value::as_str) == Some("array") && !out.contains_key("items") {
+        out.remove("type");
     }
     // Quantity and IntOrString (`oneOf` of integer/number and string).
     if m.contains_key("oneOf") && !out.contains_key("type") {

@@ -8,6 +8,7 @@
 //! in the catalog; a field without a schema merges its maps and replaces
 //! its lists.
 
+mod convert;
 mod directives;
 mod error;
 mod gofmt;
@@ -29,7 +30,8 @@ use crate::schema::TypeRef;
 /// A body that is not JSON, or not a JSON object, is a 400 with Go's
 /// decoding error as the message (kube decodes the body into a
 /// `map[string]interface{}` and answers `BadRequest(err.Error())`); `null`
-/// decodes to an empty patch.
+/// decodes to an empty patch. A merged object that does not convert into
+/// the kind's types is kube's `422` quoting the patch ([`convert`]).
 pub(crate) fn apply(original: &Value, patch: &[u8], ty: TypeRef<'_>) -> ApiResult<Value> {
     let patch = match gojson::parse(patch).map_err(ApiError::bad_request)? {
         Value::Object(m) => m,
@@ -42,7 +44,7 @@ pub(crate) fn apply(original: &Value, patch: &[u8], ty: TypeRef<'_>) -> ApiResul
         }
     };
     let original = original.as_object().cloned().unwrap_or_else(Map::new);
-    merge::merge_map(original, patch, ty)
-        .map(Value::Object)
-        .map_err(ApiError::from)
+    let merged = merge::merge_map(original, patch.clone(), ty).map_err(ApiError::from)?;
+    convert::check(&merged, &patch, ty)?;
+    Ok(Value::Object(merged))
 }

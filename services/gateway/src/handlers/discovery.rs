@@ -7,6 +7,7 @@ use http::{HeaderValue, Response};
 use keelson_apimachinery::ApiError;
 use keelson_discovery::{Doc, Documents};
 
+use super::not_acceptable::{raw_json, restful_accepts, restful_refusal};
 use crate::filters::request_info::Target;
 use crate::filters::State;
 use crate::http_util::{bytes_response, status_response, Body, Query};
@@ -24,7 +25,13 @@ pub(crate) fn serve(
     let catalog = state.backends.catalog.snapshot();
     let docs = state.discovery.documents(&catalog);
     match target {
+        Target::Version if !restful_accepts(accept, VERSION_PRODUCES) => {
+            restful_refusal(accept, VERSION_PRODUCES)
+        }
         Target::Version => doc_response(&docs.version, "application/json", inm, false),
+        Target::CoreGroup if !restful_accepts(accept, API_PRODUCES) => {
+            restful_refusal(accept, API_PRODUCES)
+        }
         Target::CoreGroup => discovery(&docs, true, accept, inm),
         Target::Groups => discovery(&docs, false, accept, inm),
         Target::Group(g) => match keelson_discovery::api_group(&catalog, &g) {
@@ -40,6 +47,7 @@ pub(crate) fn serve(
         Target::OpenApiV2 => openapi_v2(&docs, accept, inm),
         Target::OpenApiRoot => doc_response(docs.openapi_root(), "application/json", inm, false),
         Target::OpenApiDoc(path) => match docs.openapi_doc(&path) {
+            Some(_) if !openapi_v3_json(accept) => openapi_refusal(),
             Some(d) => {
                 let immutable = query.get("hash") == Some(d.hash.as_str());
                 doc_response(&d.doc, "application/json", inm, immutable)
@@ -48,6 +56,37 @@ pub(crate) fn serve(
         },
         _ => not_found(),
     }
+}
+
+/// What kube's `/version` route produces.
+const VERSION_PRODUCES: &[&str] = &["application/json"];
+/// What kube's `/api` route produces (the serializer's media types, CBOR
+/// off).
+const API_PRODUCES: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+
+/// kube-openapi's v3 document handler: the first Accept range matching
+/// JSON (`*/*`, `application/*`) serves it; the protobuf ranges are
+/// skipped here (Keelson has no v3 protobuf); an empty Accept is `*/*`.
+fn openapi_v3_json(accept: Option<&str>) -> bool {
+    parse_accept(accept.or(Some("*/*"))).iter().any(|r| {
+        matches!(
+            r.essence.as_str(),
+            "application/json" | "application/*" | "*/*"
+        )
+    })
+}
+
+/// kube-openapi's `406` (no body, no Content-Type), varying by Accept.
+fn openapi_refusal() -> Response<Body> {
+    let mut r = bytes_response(406, "text/plain", bytes::Bytes::new());
+    let h = r.headers_mut();
+    h.remove(http::header::CONTENT_TYPE);
+    h.insert(http::header::VARY, HeaderValue::from_static("Accept"));
+    r
 }
 
 fn not_found() -> Response<Body> {
@@ -166,10 +205,8 @@ fn discovery(d: &Documents, core: bool, accept: Option<&str>, inm: Option<&str>)
             );
         }
     }
-    status_response(
-        &ApiError::not_acceptable(
-            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        ),
-        Format::JSON,
-    )
+    // kube's discovery handler could not negotiate: `WriteRawJSON`.
+    raw_json(&ApiError::not_acceptable(
+        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+    ))
 }

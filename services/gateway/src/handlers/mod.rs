@@ -23,6 +23,7 @@ mod get;
 mod health;
 mod kubelet;
 mod list;
+mod not_acceptable;
 mod not_found;
 mod object;
 mod patch;

@@ -51,6 +51,20 @@ pub(crate) fn apply_body(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Vec<u8>> {
     serde_json::to_vec(&config).map_err(|e| ApiError::internal(e.to_string()))
 }
 
+/// A strategic merge result is converted into the resource's Go type by
+/// kube, which keeps no `apiVersion`/`kind` from the patch: a patch body
+/// naming another kind patches the object as its own kind. (Non-string
+/// values were already refused by the merge's typed round trip.)
+fn typed_kind(cx: &Ctx<'_>, pt: PatchType, mut patched: Value) -> Value {
+    if pt == PatchType::StrategicMerge {
+        if let Some(m) = patched.as_object_mut() {
+            m.insert("apiVersion".into(), Value::String(cx.info.api_version()));
+            m.insert("kind".into(), Value::String(cx.info.kind.clone()));
+        }
+    }
+    patched
+}
+
 /// How often a patch is retried when a concurrent write moved the object
 /// (kube-apiserver retries patches that carry no resourceVersion).
 const PATCH_RETRIES: usize = 5;
@@ -107,7 +121,7 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> HandlerResult {
                 })
                 .await
                 .map_err(plain)?;
-        let patched = prepare_object(cx, patched).map_err(plain)?;
+        let patched = prepare_object(cx, typed_kind(cx, pt, patched)).map_err(plain)?;
         check_name(&patched, &cx.ri.name).map_err(plain)?;
         let Some(old) = old else {
             match create_object(cx, patched, None, ownership.clone(), fv, dry).await {
