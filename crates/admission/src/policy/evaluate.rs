@@ -206,14 +206,22 @@ enum PolicyMatch {
     No,
     /// A configuration error (already denied or ignored).
     Failed,
-    Yes(Box<Matched>),
+    /// The policy's constraints match, at this version; the object is
+    /// converted for it only once one of its bindings matches too (kube's
+    /// versioned attributes are made on first use).
+    Yes {
+        version: String,
+        param: Option<(ParamKind, params::Resolved)>,
+    },
 }
 
+/// What a matched policy's expressions read at one version, made once per
+/// version for every policy matched at it.
 struct Matched {
-    object: Value,
-    old: Option<Value>,
+    /// The object and old object converted to the version (`None`: the
+    /// request's own, used as they are).
+    converted: Option<(Value, Option<Value>)>,
     request: Value,
-    param: Option<(ParamKind, params::Resolved)>,
 }
 
 /// The parts of one request every binding reads.
@@ -246,13 +254,18 @@ pub(crate) async fn run(
     // The namespace object, read once and only if a policy applies.
     let mut namespace: Option<Value> = None;
     let mut decided: std::collections::HashMap<String, PolicyMatch> = Default::default();
+    // Per (version, whether conversion errors are ignored): the versioned
+    // object and request, once a binding of a policy at that version matched
+    // (`None`: the conversion failed under `failurePolicy: Ignore`).
+    let mut versioned: std::collections::HashMap<(String, bool), Option<Matched>> =
+        Default::default();
     let mut warnings = Vec::new();
     for (policy, binding) in pairs {
         if !decided.contains_key(&policy.name) {
             let m = match_policy(&cx, policy, &attrs, old, &equivalents, &mut namespace).await?;
             decided.insert(policy.name.clone(), m);
         }
-        let Some(PolicyMatch::Yes(m)) = decided.get(&policy.name) else {
+        let Some(PolicyMatch::Yes { version, param }) = decided.get(&policy.name) else {
             if let Some(PolicyMatch::Failed) = decided.get(&policy.name) {
                 // kube denies a policy's configuration error once, with no binding.
                 if let Some(e) = policy_error(&cx, policy).await {
@@ -270,7 +283,19 @@ pub(crate) async fn run(
                 continue;
             }
         }
-        let kind = m.param.as_ref().map(|(k, r)| (k, r));
+        let at = (version.clone(), policy.ignore_errors);
+        if !versioned.contains_key(&at) {
+            let v = versioned_for(&cx, policy, &attrs, old, version)?;
+            versioned.insert(at.clone(), v);
+        }
+        let Some(Some(m)) = versioned.get(&at) else {
+            continue;
+        };
+        let (m_object, m_old) = match &m.converted {
+            Some((o, old)) => (o, old.as_ref()),
+            None => (object, old),
+        };
+        let kind = param.as_ref().map(|(k, r)| (k, r));
         let params = match cx
             .params
             .collect(store, kind, binding.param_ref.as_ref(), &req.namespace)
@@ -293,8 +318,8 @@ pub(crate) async fn run(
         let ns_object = namespace_object(req, &ns);
         for param in &params {
             let mut act = Activation::new();
-            act.bind("object", &m.object);
-            act.bind("oldObject", m.old.as_ref().unwrap_or(&Value::Null));
+            act.bind("object", m_object);
+            act.bind("oldObject", m_old.unwrap_or(&Value::Null));
             act.bind("request", &m.request);
             act.bind("params", param);
             act.bind("namespaceObject", &ns_object);
@@ -371,41 +396,57 @@ async fn match_policy(
             Err(_) => return Ok(PolicyMatch::Failed),
         },
     };
+    Ok(PolicyMatch::Yes { version, param })
+}
+
+/// The object, old object and request as `policy` sees them at `version`
+/// (converted when the request's version differs); `None` when the
+/// conversion fails and the policy ignores errors.
+fn versioned_for(
+    cx: &Context<'_>,
+    policy: &Compiled,
+    attrs: &Attrs<'_>,
+    old: Option<&Value>,
+    version: &str,
+) -> ApiResult<Option<Matched>> {
+    let req = cx.req;
+    let request = request_json(req, attrs.name, version);
+    if version == attrs.version {
+        return Ok(Some(Matched {
+            converted: None,
+            request,
+        }));
+    }
     let mut object = cx.object.clone();
     let mut old = old.cloned();
-    if version != attrs.version {
-        for o in std::iter::once(&mut object).chain(old.iter_mut()) {
-            if let Err(e) = keelson_registry::conversion::convert(o, &version) {
-                if policy.ignore_errors {
-                    return Ok(PolicyMatch::No);
-                }
-                return Err(denied(
-                    cx,
-                    policy,
-                    None,
-                    &format!("failed to configure policy: failed to convert object version: {e}"),
-                    "",
-                ));
+    for o in std::iter::once(&mut object).chain(old.iter_mut()) {
+        if let Err(e) = keelson_registry::conversion::convert(o, version) {
+            if policy.ignore_errors {
+                return Ok(None);
             }
-            if let Some(m) = o.as_object_mut() {
-                m.insert(
-                    "apiVersion".into(),
-                    Value::from(if req.gr.group.is_empty() {
-                        version.clone()
-                    } else {
-                        format!("{}/{version}", req.gr.group)
-                    }),
-                );
-            }
+            return Err(denied(
+                cx,
+                policy,
+                None,
+                &format!("failed to configure policy: failed to convert object version: {e}"),
+                "",
+            ));
+        }
+        if let Some(m) = o.as_object_mut() {
+            m.insert(
+                "apiVersion".into(),
+                Value::from(if req.gr.group.is_empty() {
+                    version.to_string()
+                } else {
+                    format!("{}/{version}", req.gr.group)
+                }),
+            );
         }
     }
-    let request = request_json(req, attrs.name, &version);
-    Ok(PolicyMatch::Yes(Box::new(Matched {
-        object,
-        old,
+    Ok(Some(Matched {
+        converted: Some((object, old)),
         request,
-        param,
-    })))
+    }))
 }
 
 /// The labels a namespace selector sees: the Namespace's own for a
