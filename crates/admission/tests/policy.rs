@@ -621,9 +621,8 @@ async fn request_carries_user_options_and_kinds() {
     );
     let e = adm.admit(req).await.unwrap_err();
     assert!(
-        e.message.ends_with(
-            "denied request: alice devs u-1 kubectl-create Deployment v1 false|false"
-        ),
+        e.message
+            .ends_with("denied request: alice devs u-1 kubectl-create Deployment v1 false|false"),
         "{}",
         e.message
     );
@@ -803,7 +802,11 @@ async fn status_records_the_observed_generation() {
 #[tokio::test]
 async fn compile_errors_follow_the_failure_policy() {
     let bad = json!({"expression": "x == 1"});
-    let adm = with(policy(json!({}), bad.clone()), binding(json!(["Deny"]), None)).await;
+    let adm = with(
+        policy(json!({}), bad.clone()),
+        binding(json!(["Deny"]), None),
+    )
+    .await;
     assert_eq!(
         create_deploy(&adm, 1).await.unwrap_err().message,
         "deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x == 1\n | ^"
@@ -834,7 +837,12 @@ async fn authorizer_checks_the_request_user() {
     );
     let adm = with(p, binding(json!(["Deny"]), None)).await;
     let as_user = |name: &str, groups: Vec<String>| {
-        let mut req = create("apps", "deployments", "default", deployment("big", 1, json!({})));
+        let mut req = create(
+            "apps",
+            "deployments",
+            "default",
+            deployment("big", 1, json!({})),
+        );
         req.user = Some(keelson_api::UserInfo {
             username: name.into(),
             groups,
@@ -843,7 +851,11 @@ async fn authorizer_checks_the_request_user() {
         req
     };
     let e = adm.admit(as_user("alice", vec![])).await.unwrap_err();
-    assert!(e.message.ends_with("denied request: no secrets for alice"), "{}", e.message);
+    assert!(
+        e.message.ends_with("denied request: no secrets for alice"),
+        "{}",
+        e.message
+    );
     let admin = as_user("root", vec!["system:masters".into()]);
     assert!(adm.admit(admin).await.is_ok());
 }

@@ -522,7 +522,9 @@ impl Checker {
                     Some(Ty::Authz(k)) => Some(k),
                     _ => None,
                 };
-                let strings = args.iter().all(|a| matches!(a.ty.resolve(), Ty::Str | Ty::Dyn));
+                let strings = args
+                    .iter()
+                    .all(|a| matches!(a.ty.resolve(), Ty::Str | Ty::Dyn));
                 match authz::member_result(recv, name, args.len()).filter(|_| strings) {
                     Some(ty) => Est::sized(ty, base, 1),
                     None => {

@@ -331,20 +331,36 @@ mod tests {
     fn authorizer_calls_type_check() {
         let ok = "authorizer.group('').resource('secrets').namespace('a').check('get').allowed()";
         assert!(compile(ok, Returns::Bool).is_ok());
-        assert!(compile("authorizer.requestResource.check('get').allowed()", Returns::Bool).is_ok());
-        assert!(compile("authorizer.path('/x').check('get').reason() == ''", Returns::Bool).is_ok());
-        let bad = compile("authorizer.resource('x').check('get').allowed()", Returns::Bool);
+        assert!(compile(
+            "authorizer.requestResource.check('get').allowed()",
+            Returns::Bool
+        )
+        .is_ok());
+        assert!(compile(
+            "authorizer.path('/x').check('get').reason() == ''",
+            Returns::Bool
+        )
+        .is_ok());
+        let bad = compile(
+            "authorizer.resource('x').check('get').allowed()",
+            Returns::Bool,
+        );
         assert!(bad.is_err_and(|e| e.contains("found no matching overload for 'resource'")));
         let mut plain = Env::new();
         plain.declare("object", Type::dynamic());
-        let e = Expression::compile_checked("authorizer.path('/x').check('get').allowed()", &plain, Returns::Bool);
+        let e = Expression::compile_checked(
+            "authorizer.path('/x').check('get').allowed()",
+            &plain,
+            Returns::Bool,
+        );
         assert!(e.is_err_and(|e| e.contains("undeclared reference to 'authorizer'")));
     }
 
     #[test]
     fn composited_variables_are_typed_by_their_expressions() {
         let mut e = env();
-        let (_, t) = Expression::compile_checked("object.spec.replicas > 1", &e, Returns::Any).unwrap();
+        let (_, t) =
+            Expression::compile_checked("object.spec.replicas > 1", &e, Returns::Any).unwrap();
         e.add_variable("big", Some(t));
         assert!(Expression::compile_checked("variables.big", &e, Returns::Bool).is_ok());
         let u = Expression::compile_checked("variables.nope", &e, Returns::Any);

@@ -6,7 +6,7 @@
 
 use crate::check::{render_at, Checker};
 use crate::eval::{EvalError, Evaluator};
-use crate::library::authz::{AuthzValue, Authorize, Check, User};
+use crate::library::authz::{Authorize, AuthzValue, Check, User};
 use crate::value::{from_json, Key, MapData, Value};
 use cel::IdedExpr;
 use serde_json::Value as Json;

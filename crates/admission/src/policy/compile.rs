@@ -127,6 +127,8 @@ mod tests {
         let mut c = PolicyCompiler::new(&Decls::untyped(true), true);
         assert!(c.add_variable("a", "variables.b").is_err());
         assert!(c.add_variable("b", "params.x").is_ok());
-        assert!(c.compile("variables.a == variables.b", Returns::Bool, true).is_ok());
+        assert!(c
+            .compile("variables.a == variables.b", Returns::Bool, true)
+            .is_ok());
     }
 }

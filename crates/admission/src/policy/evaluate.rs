@@ -101,7 +101,12 @@ impl Compiled {
         let bool_expr = |src: &str| Expr::new(src, compiler.compile(src, Returns::Bool, true));
         let conditions = list(&spec, "matchConditions")
             .iter()
-            .map(|c| (str_of(c, "name").to_string(), bool_expr(str_of(c, "expression"))))
+            .map(|c| {
+                (
+                    str_of(c, "name").to_string(),
+                    bool_expr(str_of(c, "expression")),
+                )
+            })
             .collect();
         let validations = list(&spec, "validations")
             .iter()
@@ -322,7 +327,11 @@ pub(crate) async fn run(
                     name: attrs.name.to_string(),
                     ..Check::default()
                 };
-                act.bind_authorizer(a.clone(), super::authz::user_of(req.user.as_ref()), Some(request));
+                act.bind_authorizer(
+                    a.clone(),
+                    super::authz::user_of(req.user.as_ref()),
+                    Some(request),
+                );
             }
             for decision in decide(policy, &mut act) {
                 let msg = decision.message;

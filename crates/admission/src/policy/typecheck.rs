@@ -63,7 +63,9 @@ pub(crate) fn warnings(policy: &Value, catalog: &CatalogSnapshot) -> Vec<Value> 
     let mut out = Vec::new();
     for (i, v) in list(spec, "validations").iter().enumerate() {
         if let Some(w) = check(str_of(v, "expression")) {
-            out.push(json!({"fieldRef": format!("spec.validations[{i}].expression"), "warning": w}));
+            out.push(
+                json!({"fieldRef": format!("spec.validations[{i}].expression"), "warning": w}),
+            );
         }
         let me = str_of(v, "messageExpression");
         if me.is_empty() {
@@ -188,13 +190,19 @@ fn to_json(catalog: &CatalogSnapshot, s: &Schema, depth: usize) -> Value {
         m.insert("items".into(), to_json(catalog, i, depth + 1));
     }
     if let Some(a) = &s.additional_properties {
-        m.insert("additionalProperties".into(), to_json(catalog, a, depth + 1));
+        m.insert(
+            "additionalProperties".into(),
+            to_json(catalog, a, depth + 1),
+        );
     }
     if let Some(l) = &s.list_type {
         m.insert("x-kubernetes-list-type".into(), l.clone().into());
     }
     if !s.list_map_keys.is_empty() {
-        m.insert("x-kubernetes-list-map-keys".into(), s.list_map_keys.clone().into());
+        m.insert(
+            "x-kubernetes-list-map-keys".into(),
+            s.list_map_keys.clone().into(),
+        );
     }
     if let Some(t) = &s.map_type {
         m.insert("x-kubernetes-map-type".into(), t.clone().into());
