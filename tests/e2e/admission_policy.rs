@@ -1,6 +1,9 @@
 //! ValidatingAdmissionPolicy with the installed kubectl: a bound policy
 //! refuses a Deployment with too many replicas with kube's message, on
-//! create and on update, and a `Warn` binding admits with a warning.
+//! create and on update, and a `Warn` binding admits with a warning; a
+//! policy whose expression does not compile is refused as kube refuses it;
+//! the type checker's warnings land in the policy's status; `authorizer`
+//! checks the (impersonated) user with RBAC.
 
 mod support;
 
@@ -236,6 +239,198 @@ fn params_scenario(c: &Cluster) {
     );
 }
 
+/// An expression that does not compile, under either failure policy.
+const BROKEN: &str = r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: broken
+spec:
+  failurePolicy: FAILURE
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "x == 1"
+"#;
+
+/// Compiles (object is dyn) but names a field Deployments do not have.
+const TYPED: &str = r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: typed
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas >= 0"
+  - expression: "object.spec.foo == 'x'"
+"#;
+
+/// Only users who may read the namespace's Secrets create Deployments in
+/// `authz`; alice may, bob may not.
+const AUTHZ: &str = r#"apiVersion: v1
+kind: Namespace
+metadata:
+  name: authz
+  labels:
+    authz: "on"
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: deployer
+  namespace: authz
+rules:
+- apiGroups: ["apps"]
+  resources: ["deployments"]
+  verbs: ["create"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: deployers
+  namespace: authz
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: deployer
+subjects:
+- kind: User
+  name: alice
+- kind: User
+  name: bob
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: secret-reader
+  namespace: authz
+rules:
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: secret-readers
+  namespace: authz
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: secret-reader
+subjects:
+- kind: User
+  name: alice
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: secret-readers
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "authorizer.group('').resource('secrets').namespace(object.metadata.namespace).check('get').allowed()"
+    messageExpression: "'user ' + request.userInfo.username + ' may not read secrets'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: secret-readers-binding
+spec:
+  policyName: secret-readers
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        authz: "on"
+"#;
+
+fn compile_scenario(c: &Cluster) {
+    for failure in ["Fail", "Ignore"] {
+        let err = c.fails(
+            &["create", "-f", "-"],
+            Some(&BROKEN.replace("FAILURE", failure)),
+        );
+        assert_eq!(
+            err.trim(),
+            "The ValidatingAdmissionPolicy \"broken\" is invalid: spec.validations[0].expression: Invalid value: \"x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x == 1\n | ^",
+            "failurePolicy {failure}"
+        );
+    }
+    assert!(!c
+        .kubectl(&["get", "validatingadmissionpolicy", "broken"])
+        .status
+        .success());
+}
+
+fn type_checking_scenario(c: &Cluster) {
+    c.ok_stdin(&["create", "-f", "-"], TYPED);
+    let want = serde_json::json!([{
+        "fieldRef": "spec.validations[1].expression",
+        "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'foo'\n | object.spec.foo == 'x'\n | ...........^\n",
+    }]);
+    let mut status = serde_json::Value::Null;
+    eventually("the policy's type checking status", || {
+        let out = c.ok(&["get", "validatingadmissionpolicy", "typed", "-o", "json"]);
+        let policy: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+        status = policy["status"].clone();
+        status["observedGeneration"] == 1
+    });
+    assert_eq!(
+        status["typeChecking"]["expressionWarnings"], want,
+        "{status}"
+    );
+}
+
+fn authorizer_scenario(c: &Cluster) {
+    c.ok_stdin(&["apply", "-f", "-"], AUTHZ);
+    let create = |user: &str, name: &str, dry_run: bool| {
+        let mut args = vec![
+            "--as",
+            user,
+            "-n",
+            "authz",
+            "create",
+            "deployment",
+            name,
+            "--image=nginx",
+        ];
+        if dry_run {
+            args.push("--dry-run=server");
+        }
+        c.kubectl(&args)
+    };
+    // The policy and the RBAC objects are followed asynchronously.
+    eventually("bob is refused", || {
+        !create("bob", "probe", true).status.success()
+    });
+    eventually("alice is admitted", || {
+        create("alice", "probe", true).status.success()
+    });
+    let out = create("bob", "by-bob", false);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: failed to create deployment: deployments.apps \"by-bob\" is forbidden: ValidatingAdmissionPolicy 'secret-readers' with binding 'secret-readers-binding' denied request: user bob may not read secrets"
+    );
+    let out = create("alice", "by-alice", false);
+    assert!(out.status.success(), "{out:?}");
+}
+
 const DENIED: &str = "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 5";
 
 fn scenario(mode: Mode) {
@@ -317,6 +512,9 @@ fn scenario(mode: Mode) {
     }
 
     params_scenario(&c);
+    compile_scenario(&c);
+    type_checking_scenario(&c);
+    authorizer_scenario(&c);
 }
 
 #[test]

@@ -86,12 +86,23 @@ impl LocalAdmission {
         catalog: Catalog,
         plugins: PluginConfig,
     ) -> LocalAdmission {
+        LocalAdmission::with_authorization(store, catalog, plugins, keelson_auth::Mode::Rbac)
+    }
+
+    /// [`LocalAdmission::with_plugins`] whose policies' `authorizer`
+    /// checks with `mode` (the gateway's `--authorization-mode`).
+    pub fn with_authorization(
+        store: Arc<dyn StoreApi>,
+        catalog: Catalog,
+        plugins: PluginConfig,
+        mode: keelson_auth::Mode,
+    ) -> LocalAdmission {
         LocalAdmission {
+            policies: policy::Policies::new(catalog.clone(), mode),
             store,
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
             namespaces: lifecycle::Namespaces::new(),
-            policies: policy::Policies::new(),
             quotas: quota::Quotas::new(),
             plugins: plugins::Plugins::new(plugins),
             webhooks: webhook::Webhooks::new(),

@@ -8,6 +8,7 @@
 //! as kube does). Types it cannot infer are `Dyn` and never rejected.
 
 use crate::escape::escape;
+use crate::library::authz;
 use crate::library::cost::{self, traversal as traversal_cost};
 use crate::library::string_format;
 use crate::schema::Schema;
@@ -206,6 +207,19 @@ impl Checker {
                 Est::sized(Ty::Dyn, 1, 1)
             }
             Expr::Select(sel) => {
+                // a qualified variable (`authorizer.requestResource`)
+                if let Expr::Ident(base) = &sel.operand.expr {
+                    let qualified = format!("{base}.{}", sel.field);
+                    if let Some((_, t)) = self.vars.iter().rev().find(|(n, _)| *n == qualified) {
+                        let t = t.clone();
+                        self.types.insert(sel.operand.id, Ty::Dyn);
+                        return if sel.test {
+                            Est::sized(Ty::Bool, 2, 1)
+                        } else {
+                            Est::new(t, 1)
+                        };
+                    }
+                }
                 let op = self.check(&sel.operand);
                 let ty = self.field_type(e.id, &op.ty, &sel.field);
                 if sel.test {
@@ -286,7 +300,10 @@ impl Checker {
     fn field_type(&mut self, id: u64, ty: &Ty, field: &str) -> Ty {
         match ty.resolve() {
             Ty::Schema(s, root) => {
-                let resource = root || s.embedded_resource;
+                // kube's WithTypeAndObjectMeta: a resource root declares
+                // apiVersion, kind and metadata.{name,generateName} unless
+                // its schema already does (a built-in kind's full ObjectMeta)
+                let resource = (root || s.embedded_resource) && !declares_type_and_meta(&s);
                 if resource && (field == "apiVersion" || field == "kind") {
                     return Ty::Str;
                 }
@@ -321,6 +338,17 @@ impl Checker {
                 Ty::Dyn
             }
             Ty::Map(v) => *v,
+            Ty::Object(o) => match o.fields.iter().find(|(n, _)| n == field) {
+                Some((_, t)) => t.clone(),
+                None => {
+                    self.err(id, format!("undefined field '{field}'"));
+                    Ty::Dyn
+                }
+            },
+            Ty::Authz(_) => {
+                self.err(id, format!("undefined field '{field}'"));
+                Ty::Dyn
+            }
             Ty::Optional(inner) => Ty::Optional(Box::new(self.field_type(id, &inner, field))),
             Ty::Dyn => Ty::Dyn,
             other => {
@@ -424,7 +452,11 @@ impl Checker {
                 let cost = operands - args.iter().skip(1).map(|a| a.cost).min().unwrap_or(0);
                 let a1 = args.get(1).cloned().unwrap_or(Est::sized(Ty::Dyn, 0, 1));
                 let size = a1.size.max(arg_size(2));
-                Est::sized(a1.ty, cost, size)
+                let ty = match a1.ty.resolve() {
+                    Ty::Dyn | Ty::Null => args.get(2).map(|a| a.ty.clone()).unwrap_or(Ty::Dyn),
+                    _ => a1.ty,
+                };
+                Est::sized(ty, cost, size)
             }
             ops::EQUALS | ops::NOT_EQUALS => {
                 self.check_operands(e.id, name, &ty_of(0), &ty_of(1));
@@ -438,9 +470,14 @@ impl Checker {
             ops::ADD => {
                 self.check_operands(e.id, name, &ty_of(0), &ty_of(1));
                 let size = arg_size(0).saturating_add(arg_size(1));
-                let ty = match ty_of(0) {
-                    Ty::Timestamp | Ty::Duration => ty_of(0).clone(),
-                    t => t,
+                // cel-go picks the one overload a dyn operand leaves
+                let ty = match (ty_of(0), ty_of(1)) {
+                    (Ty::Duration, Ty::Timestamp) => Ty::Timestamp,
+                    (
+                        Ty::Dyn,
+                        t @ (Ty::Str | Ty::Bytes | Ty::List(_) | Ty::Int | Ty::Uint | Ty::Double),
+                    ) => t,
+                    (t, _) => t,
                 };
                 Est::sized(ty, base, size)
             }
@@ -479,6 +516,23 @@ impl Checker {
                 let ft = self.field_type(e.id, &inner, &field);
                 let size = schema_size(&ft);
                 Est::sized(Ty::Optional(Box::new(ft)), base, size)
+            }
+            _ if authz_member(target.as_ref(), name) => {
+                let recv = match target.as_ref().map(|t| t.ty.resolve()) {
+                    Some(Ty::Authz(k)) => Some(k),
+                    _ => None,
+                };
+                let strings = args
+                    .iter()
+                    .all(|a| matches!(a.ty.resolve(), Ty::Str | Ty::Dyn));
+                match authz::member_result(recv, name, args.len()).filter(|_| strings) {
+                    Some(ty) => Est::sized(ty, base, 1),
+                    None => {
+                        let recv_ty = target.as_ref().map(|t| t.ty.clone());
+                        self.no_overload(e.id, name, recv_ty.as_ref(), &args);
+                        Est::sized(Ty::Dyn, base, 1)
+                    }
+                }
             }
             _ => {
                 let known = if target.is_some() {
@@ -862,6 +916,29 @@ impl Checker {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+}
+
+/// Whether a schema declares `kind`, `apiVersion` and `metadata` with
+/// `name` and `generateName` (kube then keeps it as it is).
+fn declares_type_and_meta(s: &Schema) -> bool {
+    let is = |s: Option<&Arc<Schema>>, t: &str| s.is_some_and(|s| s.ty == t);
+    let meta = s.property("metadata");
+    is(s.property("kind"), "string")
+        && is(s.property("apiVersion"), "string")
+        && is(meta, "object")
+        && meta.is_some_and(|m| {
+            is(m.property("name"), "string") && is(m.property("generateName"), "string")
+        })
+}
+
+/// A member call the authorizer library answers: any call on one of its
+/// types, or one of its function names on a dyn receiver.
+fn authz_member(target: Option<&Est>, name: &str) -> bool {
+    match target.map(|t| t.ty.resolve()) {
+        Some(Ty::Authz(_)) => true,
+        Some(Ty::Dyn) => authz::is_member(name) && !KNOWN_MEMBERS.contains(&name),
+        _ => false,
     }
 }
 

@@ -333,6 +333,7 @@ pub fn select(operand: &Value, field: &str) -> EvalResult {
             .cloned()
             .ok_or_else(|| EvalError::msg(format!("no such key: {field}"))),
         Value::Optional(_) => opt_select(operand, field),
+        Value::Authz(a) => a.select(field),
         other => Err(EvalError::msg(format!(
             "type '{}' does not support field selection",
             other.type_name()

@@ -15,6 +15,7 @@
 
 mod check;
 mod compile;
+mod env;
 mod escape;
 mod eval;
 pub mod expr;

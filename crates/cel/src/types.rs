@@ -28,6 +28,18 @@ pub enum Ty {
     Duration,
     Optional(Box<Ty>),
     Opaque,
+    /// A declared object type (`kubernetes.AdmissionRequest`, ...): its
+    /// name and fields.
+    Object(Arc<ObjectTy>),
+    /// A type of the authorizer library.
+    Authz(crate::library::authz::Kind),
+}
+
+/// A declared object type: a name and typed fields.
+#[derive(Debug, Clone)]
+pub struct ObjectTy {
+    pub name: String,
+    pub fields: Vec<(String, Ty)>,
 }
 
 impl Ty {
@@ -80,6 +92,8 @@ impl Ty {
             Ty::Timestamp => "google.protobuf.Timestamp",
             Ty::Duration => "google.protobuf.Duration",
             Ty::Optional(_) => "optional_type",
+            Ty::Authz(k) => k.type_name(),
+            Ty::Object(_) => "object",
             _ => "dyn",
         }
     }

@@ -62,6 +62,8 @@ pub enum Value {
     Cidr(ipnet::IpNet),
     Semver(Arc<semver::Version>),
     Format(Arc<str>),
+    /// A value of the authorizer library (`kubernetes.authorization.*`).
+    Authz(Arc<crate::library::authz::AuthzValue>),
 }
 
 impl Value {
@@ -97,6 +99,7 @@ impl Value {
             Value::Cidr(_) => "net.CIDR",
             Value::Semver(_) => "kubernetes.Semver",
             Value::Format(_) => "kubernetes.NamedFormat",
+            Value::Authz(a) => a.kind().type_name(),
         }
     }
 

@@ -48,6 +48,9 @@ pub struct Config {
     pub store_endpoint: String,
     /// Which admission plugins run.
     pub plugins: AdmissionPluginFlags,
+    /// The authorizer of policies' `authorizer` variable (the gateway's
+    /// `--authorization-mode`: `RBAC` or `AlwaysAllow`).
+    pub authorization_mode: String,
 }
 
 /// kube-apiserver's admission plugin flags, shared by `keelson-admission`
@@ -130,7 +133,16 @@ keelson_runtime::service_flags! {
         #[command(flatten)]
         #[serde(flatten)]
         pub plugins: AdmissionPluginFlags,
+        /// What policies' `authorizer` checks with: `RBAC` or
+        /// `AlwaysAllow` (the gateway's `--authorization-mode`)
+        #[arg(long, env = "KEELSON_AUTHORIZATION_MODE", default_value = "RBAC")]
+        #[serde(default = "rbac")]
+        pub authorization_mode: String,
     }
+}
+
+fn rbac() -> String {
+    "RBAC".into()
 }
 
 impl From<Cli> for Config {
@@ -140,6 +152,7 @@ impl From<Cli> for Config {
             listen: cli.common.listen_or(DEFAULT_LISTEN),
             store_endpoint: cli.store.endpoint(),
             plugins: cli.plugins,
+            authorization_mode: cli.authorization_mode,
         }
     }
 }
@@ -184,8 +197,17 @@ pub async fn serve(
         );
     }
     tracing::info!(plugins = ?plugins.enabled_plugins(), "admission plugins");
-    let admission = Arc::new(keelson_admission::LocalAdmission::with_plugins(
-        store, catalog, plugins,
+    let mode: keelson_auth::Mode =
+        config
+            .authorization_mode
+            .parse()
+            .map_err(|reason| ServiceError::InvalidValue {
+                key: "authorization mode".into(),
+                value: config.authorization_mode.clone(),
+                reason,
+            })?;
+    let admission = Arc::new(keelson_admission::LocalAdmission::with_authorization(
+        store, catalog, plugins, mode,
     ));
     keelson_rpc::serve_service("admission", listener, shutdown, |_| {
         Server::builder().add_service(AdmissionGrpc::server(admission))

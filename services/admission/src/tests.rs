@@ -39,6 +39,7 @@ async fn a_bad_store_endpoint_is_a_startup_error() {
         listen: "127.0.0.1:0".parse().unwrap(),
         store_endpoint: "not a url".into(),
         plugins: Default::default(),
+        authorization_mode: "RBAC".into(),
     };
     let listener = TcpListener::bind(config.listen).await.unwrap();
     let err = serve(&config, listener, async {}).await.unwrap_err();

@@ -122,10 +122,11 @@ pub async fn start_embedded(config: EmbeddedConfig) -> Result<EmbeddedServer, Em
         keelson_apiextensions::CatalogFollower::new(store.clone(), catalog.clone()).run(pending()),
     )];
     let admission: Arc<dyn AdmissionApi> =
-        Arc::new(keelson_admission::LocalAdmission::with_plugins(
+        Arc::new(keelson_admission::LocalAdmission::with_authorization(
             store.clone(),
             catalog.clone(),
             config.admission_plugins.clone(),
+            config.gateway.auth.authorization_mode,
         ));
     let merge: Arc<dyn MergeApi> = Arc::new(keelson_merge::LocalMerge::new(catalog.clone()));
     let watch: Arc<dyn WatchCacheApi> = Arc::new(keelson_watchcache::LocalWatchCache::new(

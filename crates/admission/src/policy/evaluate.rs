@@ -7,9 +7,11 @@ use keelson_api::{AdmissionRequest, Operation, StoreApi};
 use keelson_apimachinery::{
     ApiError, ApiResult, GroupResource, ObjectKey, StatusCause, StatusReason,
 };
-use keelson_cel::expr::{Activation, Expression, Outcome};
+use keelson_cel::expr::{Activation, Expression, Outcome, Returns};
+use keelson_cel::library::authz::{Authorize, Check};
 use serde_json::{json, Value};
 
+use super::compile::{Decls, PolicyCompiler};
 use super::matching::{self, Attrs, Binding, MatchResources};
 use super::params::{self, ParamCache, ParamKind};
 use crate::registry::CatalogSnapshot;
@@ -18,14 +20,15 @@ use crate::registry::CatalogSnapshot;
 #[derive(Debug)]
 struct Expr {
     source: String,
+    /// The program, or kube's compile error detail.
     compiled: Result<Expression, String>,
 }
 
 impl Expr {
-    fn new(source: &str) -> Expr {
+    fn new(source: &str, compiled: Result<Expression, String>) -> Expr {
         Expr {
             source: source.to_string(),
-            compiled: Expression::compile(source),
+            compiled,
         }
     }
 
@@ -61,69 +64,84 @@ pub(crate) struct Compiled {
     /// `auditAnnotations`: key and valueExpression.
     audit_annotations: Vec<(String, Expr)>,
     param_kind: Option<ParamKind>,
+    /// Some expression names `authorizer` (it is then bound).
+    pub(crate) uses_authorizer: bool,
 }
 
 fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
 }
 
-fn named_exprs(v: Option<&Value>) -> Vec<(String, Expr)> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|c| {
-                    (
-                        str_of(c, "name").to_string(),
-                        Expr::new(str_of(c, "expression")),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+fn list<'a>(spec: &'a Value, k: &str) -> &'a [Value] {
+    spec.get(k)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 impl Compiled {
-    /// Compile a policy object (odd shapes count as absent fields).
+    /// Compile a policy object as kube's `compilePolicy` does (variables
+    /// first, then matchConditions, validations, auditAnnotations and
+    /// messageExpressions); odd shapes count as absent fields.
     pub(crate) fn compile(obj: &Value) -> Compiled {
         let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
-        let validations = spec
-            .get("validations")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|v| Validation {
-                        expr: Expr::new(str_of(v, "expression")),
-                        message: str_of(v, "message").to_string(),
-                        message_expression: Some(str_of(v, "messageExpression"))
-                            .filter(|s| !s.is_empty())
-                            .map(Expr::new),
-                        reason: str_of(v, "reason").to_string(),
-                    })
-                    .collect()
+        let param_kind = ParamKind::from_json(spec.get("paramKind"));
+        let decls = Decls::untyped(spec.get("paramKind").is_some_and(Value::is_object));
+        let mut compiler = PolicyCompiler::new(&decls, true);
+        let variables = list(&spec, "variables")
+            .iter()
+            .map(|v| {
+                let (name, src) = (str_of(v, "name"), str_of(v, "expression"));
+                (
+                    name.to_string(),
+                    Expr::new(src, compiler.add_variable(name, src)),
+                )
             })
-            .unwrap_or_default();
+            .collect();
+        let bool_expr = |src: &str| Expr::new(src, compiler.compile(src, Returns::Bool, true));
+        let conditions = list(&spec, "matchConditions")
+            .iter()
+            .map(|c| {
+                (
+                    str_of(c, "name").to_string(),
+                    bool_expr(str_of(c, "expression")),
+                )
+            })
+            .collect();
+        let validations = list(&spec, "validations")
+            .iter()
+            .map(|v| Validation {
+                expr: bool_expr(str_of(v, "expression")),
+                message: str_of(v, "message").to_string(),
+                message_expression: Some(str_of(v, "messageExpression"))
+                    .filter(|s| !s.is_empty())
+                    .map(|m| Expr::new(m, compiler.compile(m, Returns::String, false))),
+                reason: str_of(v, "reason").to_string(),
+            })
+            .collect();
+        let audit_annotations = list(&spec, "auditAnnotations")
+            .iter()
+            .map(|x| {
+                let src = str_of(x, "valueExpression");
+                (
+                    str_of(x, "key").to_string(),
+                    Expr::new(src, compiler.compile(src, Returns::StringOrNull, true)),
+                )
+            })
+            .collect();
+        let uses_authorizer = serde_json::to_string(&spec)
+            .map(|s| s.contains("authorizer"))
+            .unwrap_or(false);
         Compiled {
             name: super::name_of(obj),
             ignore_errors: str_of(&spec, "failurePolicy") == "Ignore",
             constraints: MatchResources::from_json(spec.get("matchConstraints")),
-            conditions: named_exprs(spec.get("matchConditions")),
-            variables: named_exprs(spec.get("variables")),
+            conditions,
+            variables,
             validations,
-            audit_annotations: spec
-                .get("auditAnnotations")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .map(|x| {
-                            (
-                                str_of(x, "key").to_string(),
-                                Expr::new(str_of(x, "valueExpression")),
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            param_kind: ParamKind::from_json(spec.get("paramKind")),
+            audit_annotations,
+            param_kind,
+            uses_authorizer,
         }
     }
 }
@@ -232,6 +250,8 @@ pub(crate) struct Context<'a> {
     pub(crate) req: &'a AdmissionRequest,
     pub(crate) object: &'a Value,
     pub(crate) display_name: &'a str,
+    /// The authorizer, when a policy uses it.
+    pub(crate) authorizer: Option<Arc<dyn Authorize>>,
 }
 
 /// Evaluate the (policy, binding) pairs; the first denial is the error.
@@ -323,6 +343,21 @@ pub(crate) async fn run(
             act.bind("request", &m.request);
             act.bind("params", param);
             act.bind("namespaceObject", &ns_object);
+            if let (true, Some(a)) = (policy.uses_authorizer, &cx.authorizer) {
+                let request = Check {
+                    group: req.gr.group.clone(),
+                    resource: req.gr.resource.clone(),
+                    subresource: req.subresource.clone(),
+                    namespace: req.namespace.clone(),
+                    name: attrs.name.to_string(),
+                    ..Check::default()
+                };
+                act.bind_authorizer(
+                    a.clone(),
+                    super::authz::user_of(req.user.as_ref()),
+                    Some(request),
+                );
+            }
             for decision in decide(policy, &mut act) {
                 let msg = decision.message;
                 if decision.always_deny {
@@ -560,11 +595,14 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
     }
     // Variables are evaluated in order; one that fails stays unbound and
     // only an expression that reads it fails (kube evaluates them lazily).
+    // (name, kube's `fails to compile: ...` / `fails to evaluate: ...`)
     let mut failed: Vec<(String, String)> = Vec::new();
     for (name, var) in &policy.variables {
         let r = match &var.compiled {
-            Err(e) => Err(format!("compilation error: {e}")),
-            Ok(x) => act.bind_variable(name, x),
+            Err(e) => Err(format!("fails to compile: {e}")),
+            Ok(x) => act
+                .bind_variable(name, x)
+                .map_err(|e| format!("fails to evaluate: {e}")),
         };
         if let Err(e) = r {
             failed.push((name.clone(), e));
@@ -574,7 +612,7 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
         for (name, why) in &failed {
             if e.ends_with(&format!("no such key: {name}")) {
                 return format!(
-                    "expression '{source}' resulted in error: composited variable \"{name}\" fails to evaluate: {why}"
+                    "expression '{source}' resulted in error: composited variable \"{name}\" {why}"
                 );
             }
         }

@@ -3,10 +3,13 @@
 //! per generation, evaluated on every create and update after validation
 //! (kube's `validating` policy plugin).
 
+mod authz;
+pub(crate) mod compile;
 mod evaluate;
 mod matching;
 mod params;
 mod status;
+mod typecheck;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -60,16 +63,23 @@ pub(crate) struct Policies {
     follower: Mutex<Option<JoinHandle<()>>>,
     /// The parameter objects bindings read.
     params: params::ParamCache,
+    /// The live catalog (the status writer's schemas).
+    catalog: crate::registry::Catalog,
+    /// The `authorizer` variable's authorizer.
+    authz: authz::PolicyAuthz,
 }
 
 impl Policies {
-    /// Empty; the follower starts with the first write.
-    pub(crate) fn new() -> Policies {
+    /// Empty; the follower starts with the first write. `mode` is the
+    /// authorizer policies' `authorizer` checks with.
+    pub(crate) fn new(catalog: crate::registry::Catalog, mode: keelson_auth::Mode) -> Policies {
         Policies {
             state: Arc::new(RwLock::new(State::default())),
             synced: watch::channel(false).0,
             follower: Mutex::new(None),
             params: params::ParamCache::default(),
+            catalog,
+            authz: authz::PolicyAuthz::new(mode),
         }
     }
 
@@ -85,7 +95,7 @@ impl Policies {
             )
             .report_synced(self.synced.clone());
             let state = Arc::downgrade(&self.state);
-            let status = status::StatusWriter::new(store.clone());
+            let status = status::StatusWriter::new(store.clone(), self.catalog.clone());
             *follower = Some(tokio::spawn(follow(informer, state, status)));
         }
     }
@@ -120,7 +130,13 @@ impl Policies {
         if pairs.is_empty() {
             return Ok(Vec::new());
         }
+        let authorizer = if pairs.iter().any(|(p, _)| p.uses_authorizer) {
+            Some(self.authz.ready(store).await)
+        } else {
+            None
+        };
         let cx = evaluate::Context {
+            authorizer,
             store,
             catalog,
             params: &self.params,

@@ -1,6 +1,7 @@
 //! A policy's `status` as kube's ValidatingAdmissionPolicy status
 //! controller keeps it: once per generation, `observedGeneration` and the
-//! `typeChecking` result, applied to the status by the field manager
+//! `typeChecking` result (`typecheck.rs`'s expression warnings), applied
+//! to the status by the field manager
 //! `validatingadmissionpolicy-status-controller`.
 
 use std::collections::HashSet;
@@ -8,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use keelson_api::{ObjectKey, StoreApi, UpdateOptions};
 use keelson_apimachinery::GroupResource;
+use keelson_registry::Catalog;
 use serde_json::{json, Value};
 
 /// kube's controller name, the manager of the status fields.
@@ -16,6 +18,8 @@ const MANAGER: &str = "validatingadmissionpolicy-status-controller";
 /// Writes the status of policies whose generation is ahead of it.
 pub(crate) struct StatusWriter {
     store: Arc<dyn StoreApi>,
+    /// The live catalog: the schemas expressions are type-checked against.
+    catalog: Catalog,
     /// (name, generation) already written or being written.
     done: Arc<Mutex<HashSet<(String, i64)>>>,
 }
@@ -32,9 +36,10 @@ fn generation(obj: &Value, path: &[&str]) -> i64 {
 }
 
 impl StatusWriter {
-    pub(crate) fn new(store: Arc<dyn StoreApi>) -> StatusWriter {
+    pub(crate) fn new(store: Arc<dyn StoreApi>, catalog: Catalog) -> StatusWriter {
         StatusWriter {
             store,
+            catalog,
             done: Arc::default(),
         }
     }
@@ -53,9 +58,10 @@ impl StatusWriter {
             return;
         }
         let store = self.store.clone();
+        let catalog = self.catalog.clone();
         let done = self.done.clone();
         tokio::spawn(async move {
-            if !write(&store, &name, gen).await {
+            if !write(&store, &catalog, &name, gen).await {
                 // Let a later event try again.
                 if let Ok(mut d) = done.lock() {
                     d.remove(&(name, gen));
@@ -67,7 +73,7 @@ impl StatusWriter {
 
 /// Read, set the status, write with the read revision; a few tries on
 /// conflict. False when it did not get written.
-async fn write(store: &Arc<dyn StoreApi>, name: &str, gen: i64) -> bool {
+async fn write(store: &Arc<dyn StoreApi>, catalog: &Catalog, name: &str, gen: i64) -> bool {
     let key = ObjectKey::new(
         GroupResource::new(super::GROUP, "validatingadmissionpolicies"),
         "",
@@ -81,7 +87,8 @@ async fn write(store: &Arc<dyn StoreApi>, name: &str, gen: i64) -> bool {
         if current != gen || generation(&obj, &["status", "observedGeneration"]) >= gen {
             return true; // superseded, or already observed
         }
-        set_status(&mut obj);
+        let warnings = super::typecheck::warnings(&obj, &catalog.snapshot());
+        set_status(&mut obj, warnings);
         match store.update(&key, obj, UpdateOptions::default()).await {
             Ok(_) => return true,
             Err(e) if e.code == 409 => continue,
@@ -94,10 +101,9 @@ async fn write(store: &Arc<dyn StoreApi>, name: &str, gen: i64) -> bool {
     false
 }
 
-/// The status a clean type check gives (no expression warnings: the
-/// expressions are not checked against the matched kinds' schemas), and
-/// the status controller's managed fields entry.
-fn set_status(obj: &mut Value) {
+/// The status kube's controller applies (`typeChecking` with the
+/// `expressionWarnings`, if any), and its managed fields entry.
+fn set_status(obj: &mut Value, warnings: Vec<Value>) {
     let gen = generation(obj, &["metadata", "generation"]);
     let Some(m) = obj.as_object_mut() else { return };
     let status = m.entry("status").or_insert_with(|| json!({}));
@@ -106,8 +112,22 @@ fn set_status(obj: &mut Value) {
     }
     if let Some(s) = status.as_object_mut() {
         s.insert("observedGeneration".into(), gen.into());
-        s.insert("typeChecking".into(), json!({}));
+        let tc = if warnings.is_empty() {
+            json!({})
+        } else {
+            json!({ "expressionWarnings": warnings })
+        };
+        s.insert("typeChecking".into(), tc);
     }
+    let typed = m
+        .get("status")
+        .and_then(|s| s.get("typeChecking"))
+        .is_some_and(|t| t.get("expressionWarnings").is_some());
+    let tc_fields = if typed {
+        json!({"f:expressionWarnings": {}})
+    } else {
+        json!({})
+    };
     let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) else {
         return;
     };
@@ -117,7 +137,7 @@ fn set_status(obj: &mut Value) {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "time": chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         "fieldsType": "FieldsV1",
-        "fieldsV1": {"f:status": {"f:observedGeneration": {}, "f:typeChecking": {}}},
+        "fieldsV1": {"f:status": {"f:observedGeneration": {}, "f:typeChecking": tc_fields}},
         "subresource": "status",
     });
     let fields = meta

@@ -924,6 +924,29 @@ async fn admission_policy_mistakes() {
     );
 }
 
+/// kube compiles a policy's expressions when it is written: compile and
+/// result-type errors are field errors (message expressions have no
+/// `authorizer`; matchConditions no `variables`).
+#[tokio::test]
+async fn admission_policy_expressions_are_compiled() {
+    let p = "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"demo\" is invalid: ";
+    let rules = json!({"resourceRules": [{"operations": ["CREATE"], "apiGroups": ["apps"],
+        "apiVersions": ["v1"], "resources": ["deployments"]}]});
+    let bad = vap(json!({
+        "failurePolicy": "Fail",
+        "matchConstraints": rules,
+        "matchConditions": [{"name": "c", "expression": "variables.ok"}],
+        "variables": [{"name": "ok", "expression": "object.spec.replicas > 1"}],
+        "validations": [{"expression": "x == 1"}, {"expression": "object.spec.replicas", "messageExpression": "authorizer.path('/').check('get').reason()"},
+            {"expression": "variables.ok && authorizer.requestResource.check('get').allowed()"}],
+        "auditAnnotations": [{"key": "k", "valueExpression": "1"}]
+    }));
+    assert_eq!(
+        message(create(AR, "validatingadmissionpolicies", "", bad)).await,
+        format!("{p}[spec.matchConditions[0].expression: Invalid value: \"variables.ok\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.ok\n | ^, spec.validations[0].expression: Invalid value: \"x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x == 1\n | ^, spec.validations[1].expression: Invalid value: \"object.spec.replicas\": must evaluate to bool but got dyn, spec.validations[1].messageExpression: Invalid value: \"authorizer.path('/').check('get').reason()\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n | authorizer.path('/').check('get').reason()\n | ^, spec.auditAnnotations[0].valueExpression: Invalid value: \"1\": must evaluate to one of [string null_type] but got int]")
+    );
+}
+
 #[tokio::test]
 async fn admission_policy_binding_mistakes() {
     let p = "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"demo-binding\" is invalid: ";

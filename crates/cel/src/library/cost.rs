@@ -58,6 +58,8 @@ pub fn call(name: &str, sizes: &[u64], kinds: &[Kind]) -> u64 {
             traversal(size(0)).saturating_mul(traversal(size(1)).max(1))
         }
         "isSorted" | "sum" | "min" | "max" | "indexOf" | "lastIndexOf" => size(0).max(1),
+        // kube: a fixed cost per authorization check
+        "check" => super::authz::CHECK_COST,
         "sets.contains" | "sets.equivalent" | "sets.intersects" => {
             size(0).saturating_mul(size(1)).max(1)
         }

@@ -2,6 +2,7 @@
 //! regex, URLs, IPs and CIDRs, quantities, named formats, semver, strings
 //! extensions), with cel-go's runtime costs.
 
+pub mod authz;
 pub mod comprehensions;
 pub mod cost;
 pub mod format;
@@ -217,6 +218,7 @@ pub fn call_member(
             }
         }
         (Value::Quantity(_), _) => quantity::call(name, target, args),
+        (Value::Authz(a), _) => authz::call(name, a, args),
         (Value::Url(_) | Value::Ip(_) | Value::Cidr(_), _) => net::call(name, target, args),
         (Value::Format(_), "validate") => format::validate(ev, &target, args),
         (Value::Timestamp(_) | Value::Duration(_), _) => time::call(name, target, args),

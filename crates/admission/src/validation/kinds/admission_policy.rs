@@ -3,8 +3,9 @@
 //! `validateValidatingAdmissionPolicySpec`,
 //! `validateValidatingAdmissionPolicyBindingSpec`, the status update).
 //!
-//! CEL expressions are not compiled here (no compile errors, no cost
-//! limits); docs/compatibility.md lists it.
+//! CEL expressions are compiled as kube's validation compiles them (the
+//! policy's declared variables; compile and result-type errors), without
+//! kube's cost limits; docs/compatibility.md lists it.
 
 use keelson_apimachinery::FieldError;
 use serde_json::Value;
@@ -12,7 +13,9 @@ use serde_json::Value;
 use super::admissionregistration::validate_rule_with_operations;
 use super::util::{duplicate, list_of, str_of, validate_label_selector};
 use super::{Path, Write};
+use crate::policy::compile::{Decls, PolicyCompiler};
 use crate::validation::path_segment_errors;
+use keelson_cel::expr::Returns;
 
 const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
@@ -88,14 +91,24 @@ fn validate_policy_spec(
             }
         }
     }
+    let has_params = spec.get("paramKind").is_some_and(Value::is_object);
+    let decls = Decls::untyped(has_params);
     if check_conditions {
         errs.extend(validate_match_conditions(
             list_of(spec, "matchConditions"),
+            &PolicyCompiler::new(&decls, false),
             &path.child("matchConditions"),
         ));
     }
-    for (i, v) in list_of(spec, "variables").iter().enumerate() {
-        errs.extend(validate_variable(v, &path.child("variables").index(i)));
+    // kube's compiler composes variables only for a policy that has some
+    let variables = list_of(spec, "variables");
+    let mut compiler = PolicyCompiler::new(&decls, !variables.is_empty());
+    for (i, v) in variables.iter().enumerate() {
+        errs.extend(validate_variable(
+            v,
+            &mut compiler,
+            &path.child("variables").index(i),
+        ));
     }
     let validations = list_of(spec, "validations");
     let audits = list_of(spec, "auditAnnotations");
@@ -112,12 +125,16 @@ fn validate_policy_spec(
         return errs;
     }
     for (i, v) in validations.iter().enumerate() {
-        errs.extend(validate_validation(v, &path.child("validations").index(i)));
+        errs.extend(validate_validation(
+            v,
+            &compiler,
+            &path.child("validations").index(i),
+        ));
     }
     let mut keys: Vec<&str> = Vec::new();
     for (i, a) in audits.iter().enumerate() {
         let ap = path.child("auditAnnotations").index(i);
-        errs.extend(validate_audit_annotation(name, a, &ap));
+        errs.extend(validate_audit_annotation(name, a, &compiler, &ap));
         let key = str_of(a, "key");
         if keys.contains(&key) {
             errs.push(duplicate(&ap.child("key"), key));
@@ -234,8 +251,19 @@ fn validate_named_rule_with_operations(rule: &Value, path: &Path) -> Vec<FieldEr
     errs
 }
 
-/// `validateMatchConditions` (the expressions are not compiled).
-fn validate_match_conditions(conds: &[Value], path: &Path) -> Vec<FieldError> {
+/// A compile error as kube's `convertCELErrorToValidationError` words it.
+fn compile_error(path: &Path, src: &str, r: Result<impl Sized, String>) -> Option<FieldError> {
+    r.err()
+        .map(|detail| FieldError::invalid(path.as_str(), src, &detail))
+}
+
+/// `validateMatchConditions` (each trimmed expression compiled without
+/// `variables`).
+fn validate_match_conditions(
+    conds: &[Value],
+    compiler: &PolicyCompiler,
+    path: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if conds.len() > MAX_MATCH_CONDITIONS {
         errs.push(super::discovery::too_many(
@@ -247,8 +275,12 @@ fn validate_match_conditions(conds: &[Value], path: &Path) -> Vec<FieldError> {
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in conds.iter().enumerate() {
         let cp = path.index(i);
-        if str_of(c, "expression").trim().is_empty() {
+        let expr = str_of(c, "expression").trim();
+        if expr.is_empty() {
             errs.push(FieldError::required(cp.child("expression").as_str(), ""));
+        } else {
+            let r = compiler.compile(expr, Returns::Bool, true);
+            errs.extend(compile_error(&cp.child("expression"), expr, r));
         }
         let name = str_of(c, "name");
         if name.is_empty() {
@@ -299,8 +331,8 @@ fn is_cel_identifier(name: &str) -> bool {
     first_ok && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !RESERVED.contains(&name)
 }
 
-/// `validateVariable` (the expression is not compiled).
-fn validate_variable(v: &Value, path: &Path) -> Vec<FieldError> {
+/// `validateVariable` (the expression compiled into `variables`).
+fn validate_variable(v: &Value, compiler: &mut PolicyCompiler, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = str_of(v, "name");
     if name.trim().is_empty() {
@@ -315,23 +347,31 @@ fn validate_variable(v: &Value, path: &Path) -> Vec<FieldError> {
             "name is not a valid CEL identifier",
         ));
     }
-    if str_of(v, "expression").trim().is_empty() {
+    let expr = str_of(v, "expression");
+    if expr.trim().is_empty() {
         errs.push(FieldError::required(
             path.child("expression").as_str(),
             "expression is not specified",
         ));
+    } else {
+        let r = compiler.add_variable(name, expr);
+        errs.extend(compile_error(&path.child("expression"), expr, r));
     }
     errs
 }
 
-/// `validateValidation` (the expressions are not compiled).
-fn validate_validation(v: &Value, path: &Path) -> Vec<FieldError> {
+/// `validateValidation` (the expression and messageExpression compiled).
+fn validate_validation(v: &Value, compiler: &PolicyCompiler, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if str_of(v, "expression").trim().is_empty() {
+    let expr = str_of(v, "expression");
+    if expr.trim().is_empty() {
         errs.push(FieldError::required(
             path.child("expression").as_str(),
             "expression is not specified",
         ));
+    } else {
+        let r = compiler.compile(expr, Returns::Bool, true);
+        errs.extend(compile_error(&path.child("expression"), expr, r));
     }
     let me = str_of(v, "messageExpression");
     if !me.is_empty() && me.trim().is_empty() {
@@ -340,6 +380,9 @@ fn validate_validation(v: &Value, path: &Path) -> Vec<FieldError> {
             me,
             "must be non-empty if specified",
         ));
+    } else if !me.is_empty() {
+        let r = compiler.compile(me, Returns::String, false);
+        errs.extend(compile_error(&path.child("messageExpression"), me, r));
     }
     let msg = str_of(v, "message");
     let trimmed = msg.trim();
@@ -368,8 +411,13 @@ fn validate_validation(v: &Value, path: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// `validateAuditAnnotation` (the value expression is not compiled).
-fn validate_audit_annotation(policy: &str, a: &Value, path: &Path) -> Vec<FieldError> {
+/// `validateAuditAnnotation` (the trimmed value expression compiled).
+fn validate_audit_annotation(
+    policy: &str,
+    a: &Value,
+    compiler: &PolicyCompiler,
+    path: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let key = str_of(a, "key");
     let kp = path.child("key");
@@ -397,6 +445,9 @@ fn validate_audit_annotation(policy: &str, a: &Value, path: &Path) -> Vec<FieldE
             vp.as_str(),
             &format!("must not exceed {MAX_VALUE_EXPRESSION} bytes in length"),
         ));
+    } else {
+        let r = compiler.compile(ve, Returns::StringOrNull, true);
+        errs.extend(compile_error(&vp, ve, r));
     }
     errs
 }
