@@ -53,8 +53,8 @@ YAML
    "matchResources": {"namespaceSelector": $(selects adm-vap)}}}
 YAML
 done
-# The policies and the webhook are in force once a create is refused:
-# wait for the admission caches to see them.
+# Give admission's list + watch of the policies, bindings and webhook
+# configurations time to see them before the timed runs.
 sleep 2
 
 for r in $(seq 1 "$ROUNDS"); do
