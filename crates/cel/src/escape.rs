@@ -27,9 +27,14 @@ const RESERVED: &[&str] = &[
     "while",
 ];
 
+/// Whether `name` is one of CEL's reserved words.
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// The CEL spelling of a property name, or None when CEL cannot name it.
 pub fn escape(name: &str) -> Option<String> {
-    if RESERVED.contains(&name) {
+    if is_reserved(name) {
         return Some(format!("__{name}__"));
     }
     let mut chars = name.chars();

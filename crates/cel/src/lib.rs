@@ -28,6 +28,7 @@ mod value;
 
 pub use compile::{CompileOptions, CompiledSchema};
 pub use escape::escape as escape_property_name;
+pub use escape::is_reserved as is_reserved_word;
 pub use validate::Outcome;
 
 /// The largest estimated cost of one expression (kube's `StaticEstimatedCostLimit`).

@@ -294,11 +294,11 @@ pub(crate) async fn run(
             }
             continue;
         };
-        let ns = namespace.clone().unwrap_or(Value::Null);
+        let ns = namespace.as_ref().unwrap_or(&Value::Null);
         if let Some(mr) = &binding.matching {
             if mr.matched_version(&attrs, &equivalents, false).is_none()
                 || !mr.object_matches(object, old)
-                || !mr.namespace_matches(namespace_labels(req, object, &ns))
+                || !mr.namespace_matches(namespace_labels(req, object, ns))
             {
                 continue;
             }
@@ -335,7 +335,7 @@ pub(crate) async fn run(
                 ));
             }
         };
-        let ns_object = namespace_object(req, &ns);
+        let ns_object = namespace_object(req, ns);
         for param in &params {
             let mut act = Activation::new();
             act.bind("object", m_object);

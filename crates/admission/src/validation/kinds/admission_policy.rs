@@ -301,34 +301,13 @@ fn validate_match_conditions(
 
 /// CEL's `IDENT` without the reserved words.
 fn is_cel_identifier(name: &str) -> bool {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
     let mut chars = name.chars();
     let first_ok = chars
         .next()
         .is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
-    first_ok && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !RESERVED.contains(&name)
+    first_ok
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !keelson_cel::is_reserved_word(name)
 }
 
 /// `validateVariable` (the expression compiled into `variables`).
