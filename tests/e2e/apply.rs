@@ -506,16 +506,118 @@ async fn wire(c: &Cluster) {
     );
 }
 
+/// Server-Side Apply on `/scale`, as kube's scale subresource handles
+/// managedFields: the workload's owners of `spec.replicas` own the Scale's
+/// `.spec.replicas`, so an apply of the Scale conflicts with them, and the
+/// Scale's entries are folded back into the workload's at its version.
+async fn scale_apply(c: &Cluster) {
+    let http = c.client();
+    let deploy = format!(
+        "{}/apis/apps/v1/namespaces/default/deployments/scaled",
+        c.url
+    );
+    let apply = |url: String, manager: &str, force: bool, body: String| {
+        let force = if force { "&force=true" } else { "" };
+        http.patch(format!("{url}?fieldManager={manager}{force}"))
+            .header("content-type", "application/apply-patch+yaml")
+            .body(body)
+            .send()
+    };
+    let workload = |replicas: u32| {
+        deployment("nginx:1.27", false, Some(replicas))
+            .replace("name: web\n  labels", "name: scaled\n  labels")
+    };
+    let scale = |replicas: u32| {
+        format!("{{\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{{\"name\":\"scaled\"}},\"spec\":{{\"replicas\":{replicas}}}}}")
+    };
+    let r = apply(deploy.clone(), "team-a", false, workload(2))
+        .await
+        .expect("apply");
+    assert_eq!(r.status().as_u16(), 201);
+
+    // The Scale's replicas belong to team-a: a different value conflicts.
+    let r = apply(format!("{deploy}/scale"), "hpa", false, scale(4))
+        .await
+        .expect("apply");
+    assert_eq!(r.status().as_u16(), 409);
+    let v: Value = r.json().await.expect("json");
+    assert_eq!(
+        v["message"],
+        "Apply failed with 1 conflict: conflict with \"team-a\": .spec.replicas"
+    );
+    assert_eq!(v["details"]["causes"][0]["field"], ".spec.replicas");
+
+    // Forced, the field moves: the workload records hpa's Apply of the
+    // scale subresource at apps/v1, and team-a keeps its other fields.
+    let r = apply(format!("{deploy}/scale"), "hpa", true, scale(4))
+        .await
+        .expect("apply");
+    assert_eq!(r.status().as_u16(), 200);
+    let s: Value = r.json().await.expect("json");
+    assert_eq!(s["spec"]["replicas"], 4);
+    assert!(s["metadata"].get("managedFields").is_none(), "{s}");
+    let d = get(c, &["deploy", "scaled"]);
+    assert_eq!(d["spec"]["replicas"], 4);
+    let mut owners = managers(&d);
+    owners.sort();
+    assert_eq!(owners, ["hpa/Apply/scale", "team-a/Apply"]);
+    let entries = d["metadata"]["managedFields"].as_array().expect("entries");
+    let hpa = entries.iter().find(|e| e["manager"] == "hpa").expect("hpa");
+    assert_eq!(hpa["apiVersion"], "apps/v1");
+    assert_eq!(
+        hpa["fieldsV1"],
+        serde_json::json!({"f:spec": {"f:replicas": {}}})
+    );
+    let team_a = entries
+        .iter()
+        .find(|e| e["manager"] == "team-a")
+        .expect("team-a");
+    assert!(
+        team_a["fieldsV1"]["f:spec"].get("f:replicas").is_none(),
+        "{team_a}"
+    );
+    assert!(
+        team_a["fieldsV1"]["f:spec"].get("f:template").is_some(),
+        "{team_a}"
+    );
+
+    // Now the main resource's apply conflicts with the scale's manager.
+    let r = apply(deploy.clone(), "team-a", false, workload(2))
+        .await
+        .expect("apply");
+    assert_eq!(r.status().as_u16(), 409);
+    let v: Value = r.json().await.expect("json");
+    assert_eq!(
+        v["message"],
+        "Apply failed with 1 conflict: conflict with \"hpa\" with subresource \"scale\": .spec.replicas"
+    );
+
+    // An update of the scale (kubectl scale) takes the field from hpa.
+    c.ok(&["scale", "deploy", "scaled", "--replicas=6"]);
+    let d = get(c, &["deploy", "scaled"]);
+    let mut owners = managers(&d);
+    owners.sort();
+    assert_eq!(owners, ["kubectl/Update/scale", "team-a/Apply"]);
+    // The scale is applied again without conflict, the same value shared.
+    let r = apply(format!("{deploy}/scale"), "hpa", false, scale(6))
+        .await
+        .expect("apply");
+    assert_eq!(r.status().as_u16(), 200);
+    c.ok(&["delete", "deploy", "scaled"]);
+}
+
 #[test]
 fn embedded_apply_on_the_wire() {
     let c = Cluster::start(Mode::Embedded);
     support::block_on(wire(&c));
+    support::block_on(scale_apply(&c));
 }
 
 #[test]
 fn distributed_apply_on_the_wire() {
     let c = Cluster::start(Mode::Distributed);
     support::block_on(wire(&c));
+    support::block_on(scale_apply(&c));
 }
 
 /// A strategic merge patch whose result does not convert back into the

@@ -7,6 +7,7 @@ pub mod field;
 pub mod generate_name;
 pub mod gr;
 pub mod json;
+pub mod managedfields;
 pub mod meta;
 pub mod names;
 pub mod options;

@@ -6,6 +6,9 @@ use bytes::Bytes;
 use keelson_api::{
     FieldOwner, ManagedFieldsRequest, PatchRequest, PatchType, UpdateOptions as StoreUpdateOptions,
 };
+use keelson_apimachinery::managedfields::{
+    pointer_path, ReplicasPaths, ScaleHandler, SCALE_API_VERSION,
+};
 use keelson_apimachinery::meta::meta_str;
 use keelson_apimachinery::options::{PatchOptions, UpdateOptions};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
@@ -197,8 +200,56 @@ fn check_scale(scale: &Value) -> ApiResult<()> {
     }
 }
 
-/// Apply a desired Scale to the workload and store it.
-async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply> {
+/// The managedFields of the workload `obj` as the Scale sees them (kube's
+/// `ScaleHandler` over the workload's version and replicas path).
+fn scale_handler(cx: &Ctx<'_>, obj: &Value) -> ApiResult<ScaleHandler> {
+    let api_version = meta_str_top(obj, "apiVersion");
+    let api_version = if api_version.is_empty() {
+        cx.info.api_version()
+    } else {
+        api_version
+    };
+    let path = pointer_path(&paths(cx)?.spec_replicas);
+    let mappings = ReplicasPaths::from([(api_version.clone(), Some(path))]);
+    Ok(ScaleHandler::new(obj, &api_version, mappings))
+}
+
+fn meta_str_top(obj: &Value, field: &str) -> String {
+    obj.get(field)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The workload's Scale with the managedFields its writes are recorded
+/// against.
+fn tracked_scale(cx: &Ctx<'_>, obj: &Value, handler: &ScaleHandler) -> ApiResult<Value> {
+    let mut scale = scale_of(obj, paths(cx)?);
+    let entries = handler.to_subresource();
+    if !entries.is_empty() {
+        scale["metadata"]["managedFields"] = Value::Array(entries);
+    }
+    Ok(scale)
+}
+
+/// What a write of the Scale is: the new Scale, and whether it is an apply
+/// (which recorded its managedFields already).
+struct ScaleWrite {
+    scale: Value,
+    applied: bool,
+}
+
+/// Apply a desired Scale to the workload and store it: the replicas, the
+/// resourceVersion precondition, and the Scale's managedFields folded back
+/// into the workload's, as kube's scale subresources do.
+async fn apply_scale(
+    cx: &Ctx<'_>,
+    old: Value,
+    old_scale: Value,
+    handler: &ScaleHandler,
+    write: ScaleWrite,
+) -> ApiResult<Reply> {
+    let scale = &write.scale;
     check_scale(scale)?;
     let opts = UpdateOptions::from_query(cx.query)?;
     let dry = opts.dry_run;
@@ -224,24 +275,42 @@ async fn apply_scale(cx: &Ctx<'_>, old: Value, scale: &Value) -> ApiResult<Reply
             )],
         ));
     }
-    let mut new = old.clone();
+    // The Scale's own managedFields: an apply recorded them; other writes
+    // are an `Update` of the Scale by the writer.
+    let recorded = if write.applied {
+        write.scale
+    } else {
+        cx.b.merge
+            .update_managed_fields(ManagedFieldsRequest {
+                gr: GroupResource::new("autoscaling", "scale"),
+                kind: "Scale".into(),
+                owner: FieldOwner {
+                    api_version: SCALE_API_VERSION.into(),
+                    ..cx.owner(&opts.field_manager)
+                },
+                old: old_scale,
+                new: write.scale,
+            })
+            .await?
+    };
+    let scale_entries = match recorded.pointer("/metadata/managedFields") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => Vec::new(),
+    };
+    let mut new = old;
     set_at(&mut new, &paths(cx)?.spec_replicas, Value::from(replicas));
-    let rv = meta_str(scale, "resourceVersion").to_string();
+    let rv = meta_str(&recorded, "resourceVersion").to_string();
     if !rv.is_empty() {
         keelson_apimachinery::meta::set_meta_str(&mut new, "resourceVersion", &rv);
     }
-    // The change is recorded on the workload, as an entry of the `scale`
-    // subresource.
-    let mut new =
-        cx.b.merge
-            .update_managed_fields(ManagedFieldsRequest {
-                gr: cx.gr(),
-                kind: cx.info.kind.clone(),
-                owner: cx.owner(&opts.field_manager),
-                old,
-                new,
-            })
-            .await?;
+    let entries = handler.to_parent(&scale_entries);
+    if let Some(Value::Object(meta)) = new.get_mut("metadata") {
+        if entries.is_empty() {
+            meta.remove("managedFields");
+        } else {
+            meta.insert("managedFields".into(), Value::Array(entries));
+        }
+    }
     super::custom::to_storage_version(cx.b, cx.info, &mut new).await?;
     let mut stored =
         cx.b.store
@@ -277,7 +346,13 @@ pub(crate) async fn update(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
         )));
     }
     let old = read(cx).await?;
-    apply_scale(cx, old, &scale).await
+    let handler = scale_handler(cx, &old)?;
+    let old_scale = tracked_scale(cx, &old, &handler)?;
+    let write = ScaleWrite {
+        scale,
+        applied: false,
+    };
+    apply_scale(cx, old, old_scale, &handler, write).await
 }
 
 /// `PATCH .../scale`.
@@ -285,6 +360,8 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let pt = patch_type(cx)?;
     let opts = PatchOptions::from_query(cx.query, pt == PatchType::Apply)?;
     let old = read(cx).await?;
+    let handler = scale_handler(cx, &old)?;
+    let old_scale = tracked_scale(cx, &old, &handler)?;
     let patched =
         cx.b.merge
             .patch(PatchRequest {
@@ -292,15 +369,19 @@ pub(crate) async fn patch(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
                 gr: GroupResource::new("autoscaling", "scale"),
                 kind: "Scale".into(),
                 owner: FieldOwner {
-                    api_version: "autoscaling/v1".into(),
+                    api_version: SCALE_API_VERSION.into(),
                     ..cx.owner(&opts.field_manager)
                 },
                 force: opts.force.unwrap_or(false),
-                original: scale_of(&old, paths(cx)?),
+                original: old_scale.clone(),
                 patch: super::patch::apply_body(cx, body)?,
             })
             .await?;
-    apply_scale(cx, old, &patched).await
+    let write = ScaleWrite {
+        scale: patched,
+        applied: pt == PatchType::Apply,
+    };
+    apply_scale(cx, old, old_scale, &handler, write).await
 }
 
 #[cfg(test)]
