@@ -911,11 +911,82 @@ async fn metadata_views(c: &Cluster) {
     assert!(names.contains(&"twin-json".to_string()), "{names:?}");
 }
 
+/// The discovery documents in Protobuf and YAML, as kube's
+/// `WriteObjectNegotiated` writes them; anything else is kube's 406.
+async fn discovery(c: &Cluster) {
+    let client = c.client();
+    let get = |path: &str, accept: &str| {
+        client
+            .get(format!("{}{path}", c.url))
+            .header("accept", accept)
+            .send()
+    };
+    let body = |path: &'static str| async move {
+        let r = get(path, PROTOBUF).await.expect("get");
+        assert_eq!(r.status().as_u16(), 200, "{path}");
+        assert_eq!(r.headers()["content-type"], PROTOBUF, "{path}");
+        unwrap(&r.bytes().await.expect("body"))
+    };
+    let u = body("/api").await;
+    let tm = u.type_meta.clone().expect("typeMeta");
+    assert_eq!(tm.kind.as_deref(), Some("APIVersions"));
+    let versions = meta::APIVersions::decode(u.raw.expect("raw").as_slice()).expect("APIVersions");
+    assert_eq!(versions.versions, ["v1"]);
+    let u = body("/apis").await;
+    assert_eq!(
+        u.type_meta.clone().expect("typeMeta").kind.as_deref(),
+        Some("APIGroupList")
+    );
+    let groups = meta::APIGroupList::decode(u.raw.expect("raw").as_slice()).expect("APIGroupList");
+    assert!(groups
+        .groups
+        .iter()
+        .any(|g| g.name.as_deref() == Some("apps")));
+    let u = body("/apis/apps/v1").await;
+    let list =
+        meta::APIResourceList::decode(u.raw.expect("raw").as_slice()).expect("APIResourceList");
+    assert_eq!(list.group_version.as_deref(), Some("apps/v1"));
+    assert!(list
+        .resources
+        .iter()
+        .any(|r| r.name.as_deref() == Some("deployments/scale")));
+    let u = body("/apis/apps").await;
+    let group = meta::APIGroup::decode(u.raw.expect("raw").as_slice()).expect("APIGroup");
+    assert_eq!(group.name.as_deref(), Some("apps"));
+
+    // YAML: the same document as the JSON one.
+    for path in ["/api", "/apis", "/apis/apps", "/apis/apps/v1"] {
+        let r = get(path, "application/yaml").await.expect("get");
+        assert_eq!(r.status().as_u16(), 200, "{path}");
+        assert_eq!(r.headers()["content-type"], "application/yaml", "{path}");
+        let yaml: Value = serde_yaml::from_str(&r.text().await.expect("text")).expect("yaml");
+        let json: Value = get(path, "application/json")
+            .await
+            .expect("get")
+            .json()
+            .await
+            .expect("json");
+        assert_eq!(yaml, json, "{path}");
+        if path == "/api" {
+            // go-restful's own 406 (its route's Produces), tested in e2e_http.
+            continue;
+        }
+        let r = get(path, "text/html").await.expect("get");
+        assert_eq!(r.status().as_u16(), 406, "{path}");
+        let v: Value = r.json().await.expect("json");
+        assert_eq!(
+            v["message"],
+            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+        );
+    }
+}
+
 fn scenario(mode: Mode) {
     let c = Cluster::start(mode);
     generators(&c);
     block_on(http(&c));
     block_on(metadata_views(&c));
+    block_on(discovery(&c));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use super::not_acceptable::{raw_json, restful_accepts, restful_refusal};
 use crate::filters::request_info::Target;
 use crate::filters::State;
 use crate::http_util::{bytes_response, status_response, Body, Query};
-use keelson_codec::{parse_accept, Format};
+use keelson_codec::{parse_accept, Encoding, Format};
 
 /// Serve a discovery or OpenAPI target from the documents of the
 /// catalog's current generation.
@@ -35,12 +35,12 @@ pub(crate) fn serve(
         Target::CoreGroup => discovery(&docs, true, accept, inm),
         Target::Groups => discovery(&docs, false, accept, inm),
         Target::Group(g) => match keelson_discovery::api_group(&catalog, &g) {
-            Some(v) => json_value(&v),
+            Some(v) => negotiated(&v, accept),
             None => super::not_found::for_group(&catalog, &g),
         },
         Target::GroupVersion { group, version } => {
             match keelson_discovery::api_resource_list(&catalog, &group, &version) {
-                Some(v) => json_value(&v),
+                Some(v) => negotiated(&v, accept),
                 None => super::not_found::for_group(&catalog, &group),
             }
         }
@@ -196,17 +196,75 @@ fn discovery(d: &Documents, core: bool, accept: Option<&str>, inm: Option<&str>)
             );
             return doc_response(doc, &ct, inm, false);
         }
-        if (is_json && r.params.is_empty()) || r.essence == "*/*" || r.essence == "application/*" {
-            return doc_response(
-                if core { &d.api_legacy } else { &d.apis_legacy },
-                "application/json",
-                inm,
-                false,
-            );
+        let legacy = if core { &d.api_legacy } else { &d.apis_legacy };
+        match legacy_encoding(r) {
+            Some(Encoding::Json) => return doc_response(legacy, "application/json", inm, false),
+            Some(encoding) => match serde_json::from_slice::<serde_json::Value>(&legacy.bytes) {
+                Ok(v) => return encode_doc(&v, encoding),
+                Err(e) => return bytes_response(500, "text/plain", e.to_string()),
+            },
+            None => {}
         }
     }
-    // kube's discovery handler could not negotiate: `WriteRawJSON`.
+    not_negotiated()
+}
+
+/// kube's discovery handler could not negotiate: `WriteRawJSON`.
+fn not_negotiated() -> Response<Body> {
     raw_json(&ApiError::not_acceptable(
         "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
     ))
+}
+
+/// The encoding a range asks for among what kube's discovery documents
+/// are written in (`WriteObjectNegotiated` with the default endpoint
+/// restrictions: a range naming a target with `as`, `g` or `v` is
+/// skipped; `*/*` and `application/*` are JSON).
+fn legacy_encoding(r: &keelson_codec::MediaRange) -> Option<Encoding> {
+    if r.param("as").is_some() || r.param("g").is_some() || r.param("v").is_some() {
+        return None;
+    }
+    match r.essence.as_str() {
+        "application/json" | "application/*" | "*/*" => Some(Encoding::Json),
+        "application/yaml" => Some(Encoding::Yaml),
+        "application/vnd.kubernetes.protobuf" => Some(Encoding::Protobuf),
+        _ => None,
+    }
+}
+
+/// A discovery document (`APIVersions`, `APIGroupList`, `APIGroup`,
+/// `APIResourceList`) in the encoding negotiated from `accept`.
+fn negotiated(v: &serde_json::Value, accept: Option<&str>) -> Response<Body> {
+    let ranges = parse_accept(accept);
+    if ranges.is_empty() {
+        return json_value(v);
+    }
+    match ranges.iter().find_map(legacy_encoding) {
+        Some(encoding) => encode_doc(v, encoding),
+        None => not_negotiated(),
+    }
+}
+
+/// `v` in `encoding`. The meta.k8s.io discovery kinds are unversioned:
+/// `APIVersions` is written with no `apiVersion` (kube encodes it for the
+/// empty group version), which its Protobuf envelope keeps.
+fn encode_doc(v: &serde_json::Value, encoding: Encoding) -> Response<Body> {
+    if encoding != Encoding::Protobuf {
+        return crate::http_util::encode(200, Format::object(encoding), v);
+    }
+    let s = |k: &str| v.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+    let (api_version, kind) = (s("apiVersion"), s("kind"));
+    let message_version = if api_version.is_empty() {
+        "v1"
+    } else {
+        api_version
+    };
+    match keelson_codec::protobuf::encode_message(message_version, kind, v) {
+        Ok(raw) => bytes_response(
+            200,
+            Encoding::Protobuf.media_type(),
+            bytes::Bytes::from(keelson_codec::protobuf::envelope(api_version, kind, &raw)),
+        ),
+        Err(e) => bytes_response(500, "text/plain", e.to_string()),
+    }
 }
