@@ -982,3 +982,21 @@ mod openapi_v2 {
         assert!(std::ptr::eq(docs.openapi_v2(), v2));
     }
 }
+
+/// kube-openapi writes its documents with Go's `json.Marshal`, which
+/// escapes `<`, `>` and `&` (descriptions such as the Quantity grammar's
+/// `<quantity>`).
+#[test]
+fn openapi_documents_are_go_escaped() {
+    let (bytes, _) = openapi_v3_doc("api/v1").unwrap();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    assert!(
+        !text.contains('<') && !text.contains('>'),
+        "raw < or > in v3"
+    );
+    assert!(text.contains("\\u003c"), "no escaped < in v3");
+    let (v2, _) = crate::openapi::v2_documents(keelson_registry::CatalogSnapshot::builtin());
+    let v2 = String::from_utf8(v2).unwrap();
+    assert!(!v2.contains('<') && !v2.contains('&'), "raw < or & in v2");
+    assert!(v2.contains("\\u003c"), "no escaped < in v2");
+}

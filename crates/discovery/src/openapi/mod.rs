@@ -13,6 +13,7 @@ mod v2_proto;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use keelson_apimachinery::json::to_vec_go;
 use keelson_registry::CatalogSnapshot;
 use serde_json::{json, Map, Value};
 
@@ -69,18 +70,19 @@ impl OpenApiDocs {
 }
 
 /// `/openapi/v2` of `c`: the Swagger 2.0 document as JSON and as gnostic
-/// protobuf.
+/// protobuf. The JSON is Go's `json.Marshal` of kube-openapi's documents:
+/// `<`, `>` and `&` escaped (`\u003c`), as in every v3 document.
 pub(crate) fn v2_documents(c: &CatalogSnapshot) -> (Vec<u8>, Vec<u8>) {
     let doc = v2::document(c);
     let proto = v2_proto::encode(&doc);
-    (serde_json::to_vec(&doc).unwrap_or_default(), proto)
+    (to_vec_go(&doc).unwrap_or_default(), proto)
 }
 
 fn build_all(c: &CatalogSnapshot) -> BTreeMap<String, Doc> {
     doc_parts(c)
         .into_iter()
         .map(|(path, paths, roots)| {
-            let bytes = serde_json::to_vec(&envelope(c, paths, roots)).unwrap_or_default();
+            let bytes = to_vec_go(&envelope(c, paths, roots)).unwrap_or_default();
             let hash = sha512_hex(&bytes);
             (path, (Arc::new(bytes), hash))
         })
