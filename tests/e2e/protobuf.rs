@@ -932,6 +932,17 @@ async fn discovery(c: &Cluster) {
     assert_eq!(tm.kind.as_deref(), Some("APIVersions"));
     let versions = meta::APIVersions::decode(u.raw.expect("raw").as_slice()).expect("APIVersions");
     assert_eq!(versions.versions, ["v1"]);
+    // kube's ExternalAddress: the advertise address and the served port.
+    let port = c.url.rsplit(':').next().expect("port");
+    let advertised = versions.server_address_by_client_cid_rs[0]
+        .server_address
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        advertised.ends_with(&format!(":{port}")),
+        "{advertised} for {}",
+        c.url
+    );
     let u = body("/apis").await;
     assert_eq!(
         u.type_meta.clone().expect("typeMeta").kind.as_deref(),

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::aggregated::{aggregated, AggVersion};
 use crate::etag::etag;
-use crate::legacy::{api_group_list, api_versions};
+use crate::legacy::{api_group_list, api_versions_with_address};
 use crate::openapi::OpenApiDocs;
 use crate::version::version_info;
 
@@ -99,11 +99,12 @@ pub struct OpenApiV2 {
 }
 
 impl Documents {
-    /// The documents of `snapshot`.
-    pub fn build(snapshot: Arc<CatalogSnapshot>) -> Documents {
+    /// The documents of `snapshot`; `/api` advertises `server_address`
+    /// (`host:port`).
+    pub fn build(snapshot: Arc<CatalogSnapshot>, server_address: &str) -> Documents {
         let c = &*snapshot;
         Documents {
-            api_legacy: Doc::object(&api_versions(c)),
+            api_legacy: Doc::object(&api_versions_with_address(c, server_address)),
             apis_legacy: Doc::object(&api_group_list(c)),
             api_v2: Doc::object(&aggregated(c, true, AggVersion::V2)),
             apis_v2: Doc::object(&aggregated(c, false, AggVersion::V2)),
@@ -171,12 +172,18 @@ impl AsRef<[u8]> for SharedBytes {
 #[derive(Debug, Default)]
 pub struct DiscoveryCache {
     current: Mutex<Option<Arc<Documents>>>,
+    /// What `/api` advertises in `serverAddressByClientCIDRs`.
+    server_address: String,
 }
 
 impl DiscoveryCache {
-    /// An empty cache.
-    pub fn new() -> DiscoveryCache {
-        DiscoveryCache::default()
+    /// An empty cache for a server advertised at `server_address`
+    /// (`host:port`, kube's `ExternalAddress`).
+    pub fn new(server_address: String) -> DiscoveryCache {
+        DiscoveryCache {
+            current: Mutex::new(None),
+            server_address,
+        }
     }
 
     /// The documents of `snapshot`, built once per generation.
@@ -187,10 +194,10 @@ impl DiscoveryCache {
             // A request still holding an older generation gets its own
             // documents without displacing the newer ones.
             Some(d) if d.snapshot().generation() > snapshot.generation() => {
-                Arc::new(Documents::build(Arc::clone(snapshot)))
+                Arc::new(Documents::build(Arc::clone(snapshot), &self.server_address))
             }
             _ => {
-                let d = Arc::new(Documents::build(Arc::clone(snapshot)));
+                let d = Arc::new(Documents::build(Arc::clone(snapshot), &self.server_address));
                 *current = Some(Arc::clone(&d));
                 d
             }

@@ -3,14 +3,6 @@
 use keelson_registry::{CatalogSnapshot, GroupInfo, ResourceInfo};
 use serde_json::{json, Map, Value};
 
-/// The default server address advertised in `/api`.
-const DEFAULT_SERVER_ADDRESS: &str = "127.0.0.1:6443";
-
-/// `/api`: `APIVersions` with the default server address.
-pub fn api_versions(c: &CatalogSnapshot) -> Value {
-    api_versions_with_address(c, DEFAULT_SERVER_ADDRESS)
-}
-
 /// `/api`: `APIVersions` advertising `server_address` (`host:port`).
 pub fn api_versions_with_address(c: &CatalogSnapshot, server_address: &str) -> Value {
     let versions = c.group("").map(|g| g.versions.clone()).unwrap_or_default();

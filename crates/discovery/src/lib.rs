@@ -17,9 +17,7 @@ mod version;
 pub use aggregated::{aggregated, AggVersion};
 pub use documents::{DiscoveryCache, Doc, Documents, OpenApiDoc, OpenApiV2};
 pub use etag::{etag, sha512_hex};
-pub use legacy::{
-    api_group, api_group_list, api_resource_list, api_versions, api_versions_with_address,
-};
+pub use legacy::{api_group, api_group_list, api_resource_list, api_versions_with_address};
 pub use openapi::{OpenApiDocs, PATCH_CONTENT_TYPES};
 pub use version::{version_info, GIT_VERSION};
 

@@ -493,7 +493,7 @@ mod generations {
     #[test]
     fn documents_follow_the_generation_with_new_etags() {
         let catalog = Catalog::builtin();
-        let cache = DiscoveryCache::new();
+        let cache = DiscoveryCache::new("10.0.0.1:6443".into());
         let old = cache.documents(&catalog.snapshot());
         // Same generation: the same documents.
         assert!(Arc::ptr_eq(&old, &cache.documents(&catalog.snapshot())));
@@ -928,7 +928,10 @@ mod openapi_v2 {
 
     #[test]
     fn protobuf_is_gnostic_document() {
-        let docs = crate::Documents::build(std::sync::Arc::clone(CatalogSnapshot::builtin()));
+        let docs = crate::Documents::build(
+            std::sync::Arc::clone(CatalogSnapshot::builtin()),
+            "10.0.0.1:6443",
+        );
         let v2 = docs.openapi_v2();
         assert_ne!(v2.json.etag, v2.proto.etag);
         let json: Value = serde_json::from_slice(&v2.json.bytes).unwrap();

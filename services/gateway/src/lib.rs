@@ -52,6 +52,8 @@ pub struct GatewayConfig {
     pub bind_address: IpAddr,
     /// Port to bind; 0 picks a free one (written into the kubeconfig).
     pub secure_port: u16,
+    /// `--advertise-address` (see [`GatewayFlags::advertise_address`]).
+    pub advertise_address: Option<IpAddr>,
     /// Extra subject alternative names for the serving certificate.
     pub tls_sans: Vec<String>,
     /// The server URL written into the kubeconfig (default: the bound
@@ -94,6 +96,11 @@ pub struct GatewayFlags {
     /// Port to serve HTTPS on; 0 picks a free port.
     #[arg(long, env = "KEELSON_SECURE_PORT", default_value_t = 6443)]
     pub secure_port: u16,
+    /// The address `/api` advertises in `serverAddressByClientCIDRs`
+    /// (kube's default: the bind address, or the host's default-route
+    /// address when that is loopback or unspecified).
+    #[arg(long = "advertise-address", env = "KEELSON_ADVERTISE_ADDRESS")]
+    pub advertise_address: Option<IpAddr>,
     /// Extra subject alternative names for the serving certificate.
     #[arg(long = "tls-san", env = "KEELSON_TLS_SAN", value_delimiter = ',')]
     pub tls_sans: Vec<String>,
@@ -180,6 +187,7 @@ impl From<GatewayFlags> for GatewayConfig {
             data_dir: f.data_dir,
             bind_address: f.bind_address,
             secure_port: f.secure_port,
+            advertise_address: f.advertise_address,
             tls_sans: f.tls_sans,
             kubeconfig_server: f.kubeconfig_server,
             etcd_health_check: false,
@@ -214,6 +222,7 @@ impl Default for GatewayConfig {
             data_dir: PathBuf::from("keelson-data"),
             bind_address: IpAddr::from([127, 0, 0, 1]),
             secure_port: 6443,
+            advertise_address: None,
             tls_sans: Vec::new(),
             kubeconfig_server: None,
             etcd_health_check: false,

@@ -135,7 +135,8 @@ pub(crate) async fn start(
         creds.ca_pem.clone(),
         creds.ca_key_pem.clone(),
     ));
-    let mut state = auth_state(&config, backends, &creds)?;
+    let advertised = SocketAddr::new(advertise_ip(&config), addr.port()).to_string();
+    let mut state = auth_state(&config, backends, &creds, advertised)?;
     state.followers.push(apiserver_objects);
     state.followers.push(signer);
     // kube-controller-manager's tokens controller: it signs legacy
@@ -236,6 +237,7 @@ fn auth_state(
     config: &GatewayConfig,
     backends: Backends,
     creds: &pki::Credentials,
+    advertised: String,
 ) -> Result<State, GatewayError> {
     use crate::filters::authentication::Authenticators;
     let auth = &config.auth;
@@ -276,9 +278,33 @@ fn auth_state(
         audit: crate::audit::Auditor::from_flags(&auth.audit)?,
         followers,
         backends,
-        discovery: keelson_discovery::DiscoveryCache::new(),
+        discovery: keelson_discovery::DiscoveryCache::new(advertised),
         etcd_health_check: config.etcd_health_check,
     })
+}
+
+/// kube's advertise address: `--advertise-address`, else the bind address
+/// unless it is loopback or unspecified, else the host's address on its
+/// default route (kube's `ChooseHostInterface`; found as the source address
+/// a UDP socket "connected" to a public address gets, which sends nothing),
+/// else the bind address.
+fn advertise_ip(config: &GatewayConfig) -> std::net::IpAddr {
+    if let Some(ip) = config.advertise_address.filter(|ip| !ip.is_unspecified()) {
+        return ip;
+    }
+    let bind = config.bind_address;
+    if !bind.is_loopback() && !bind.is_unspecified() {
+        return bind;
+    }
+    std::net::UdpSocket::bind(("0.0.0.0", 0))
+        .and_then(|s| {
+            s.connect(("192.0.2.1", 9))?;
+            s.local_addr()
+        })
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified())
+        .unwrap_or(bind)
 }
 
 async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, state: Arc<State>) {

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 const PASSED: &[&str] = &[
     "secure-port",
     "bind-address",
+    "advertise-address",
     "service-account-key-file",
     "service-account-signing-key-file",
     "feature-gates",
@@ -66,7 +67,6 @@ const SPECIAL: &[&str] = &[
 /// kube-apiserver flags Keelson accepts and ignores (with a warning).
 const IGNORED: &[&str] = &[
     "admission-control-config-file",
-    "advertise-address",
     "aggregator-reject-forwarding-redirect",
     "allow-metric-labels",
     "allow-privileged",
