@@ -567,6 +567,42 @@ fn scenario(mode: Mode) {
         cert = c.ok(&["get", "csr", "jane", "-o", "jsonpath={.status.certificate}"]);
         !cert.trim().is_empty()
     });
+    // The approval went through admission and is recorded in
+    // managedFields as kube records it.
+    let csr_json: serde_json::Value =
+        serde_json::from_str(&c.ok(&["get", "csr", "jane", "-o", "json", "--show-managed-fields"]))
+            .expect("csr json");
+    let entries = csr_json["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields");
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["subresource"] == "approval" && e["operation"] == "Update"),
+        "{entries:?}"
+    );
+    // An approval update that drops the Approved condition is refused by
+    // the approval validation, as kube refuses it.
+    let mut dropped = csr_json.clone();
+    dropped["status"]["conditions"] = serde_json::json!([]);
+    let out = c.kubectl_stdin(
+        &[
+            "replace",
+            "--raw",
+            "/apis/certificates.k8s.io/v1/certificatesigningrequests/jane/approval",
+            "-f",
+            "-",
+        ],
+        Some(&dropped.to_string()),
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            r#"status.conditions: Forbidden: updates may not remove a condition of type "Approved""#
+        ),
+        "{err}"
+    );
     let cert_path = dir.join("jane.crt");
     std::fs::write(&cert_path, b64.decode(cert.trim()).expect("base64")).expect("crt");
     let jane = dir.join("jane.kubeconfig");

@@ -96,7 +96,7 @@ pub(crate) async fn intercept(cx: &Ctx<'_>, verb: Verb, body: &Bytes) -> Option<
                 };
                 approval(cx, &state, &body).await
             };
-            return Some(served.await.map(Reply::ok).map_err(plain));
+            return Some(served.await.map_err(plain));
         }
         _ => return None,
     };
@@ -566,12 +566,13 @@ async fn patched_approval(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Bytes> {
         .map_err(|e| ApiError::internal(e.to_string()))
 }
 
-async fn approval(cx: &Ctx<'_>, state: &State, body: &Bytes) -> ApiResult<Value> {
+async fn approval(cx: &Ctx<'_>, state: &State, body: &Bytes) -> ApiResult<Reply> {
     let body = json_body(cx, body, "CertificateSigningRequest")?;
     let sent: Value =
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let key = cx.key(&cx.ri.name);
     let mut stored = cx.b.store.get(&key).await?;
+    let old = stored.clone();
     let signer = stored
         .pointer("/spec/signerName")
         .and_then(Value::as_str)
@@ -634,9 +635,51 @@ async fn approval(cx: &Ctx<'_>, state: &State, body: &Bytes) -> ApiResult<Value>
         stored["status"] = json!({});
     }
     stored["status"]["conditions"] = json!(conditions);
-    cx.b.store
-        .update(&key, stored, keelson_api::UpdateOptions::default())
-        .await
+    // kube's approval update runs the admission chain (validation with the
+    // approval rules, webhooks and policies matching `.../approval`) and
+    // records the writer in managedFields with `subresource: approval`.
+    let opts = keelson_apimachinery::options::UpdateOptions::from_query(cx.query)?;
+    let write_opts = super::write::WriteOpts {
+        fv: opts.field_validation,
+        dry: opts.dry_run,
+    };
+    let (admitted, warnings) = super::write::admit(
+        cx,
+        keelson_api::Operation::Update,
+        Some(stored),
+        Some(old.clone()),
+        None,
+        false,
+        write_opts,
+    )
+    .await?;
+    let admitted = admitted.ok_or_else(|| ApiError::internal("admission returned no object"))?;
+    let recorded =
+        cx.b.merge
+            .update_managed_fields(keelson_api::ManagedFieldsRequest {
+                gr: cx.gr(),
+                kind: cx.info.kind.clone(),
+                owner: cx.owner(&opts.field_manager),
+                old,
+                new: admitted,
+            })
+            .await?;
+    let object =
+        cx.b.store
+            .update(
+                &key,
+                recorded,
+                keelson_api::UpdateOptions {
+                    dry_run: opts.dry_run,
+                    ..Default::default()
+                },
+            )
+            .await?;
+    Ok(Reply {
+        code: 200,
+        object,
+        warnings,
+    })
 }
 
 /// The `kubernetes.io/kube-apiserver-client` signer: follows the
