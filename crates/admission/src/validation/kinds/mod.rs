@@ -102,6 +102,10 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
                 "admissionregistration.k8s.io",
                 "ValidatingAdmissionPolicyBinding"
             )
+            | (
+                "resource.k8s.io",
+                "DeviceClass" | "ResourceClaim" | "ResourceClaimTemplate" | "ResourceSlice"
+            )
     )
 }
 

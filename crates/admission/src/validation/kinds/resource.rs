@@ -123,11 +123,7 @@ fn as_v1(kind: &str, obj: &Value) -> Value {
         }
         _ => None,
     };
-    for r in requests
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
+    for r in requests.and_then(Value::as_array_mut).into_iter().flatten() {
         let Some(m) = r.as_object_mut() else { continue };
         let has_first = m
             .get("firstAvailable")
@@ -248,7 +244,11 @@ fn validate_device_claim(devices: &Value, path: &Path) -> Vec<FieldError> {
 }
 
 /// `Duplicate value` errors for items whose `key` repeats an earlier one.
-fn duplicates<'a>(items: &'a [Value], key: impl Fn(&'a Value) -> &'a str, path: &Path) -> Vec<FieldError> {
+fn duplicates<'a>(
+    items: &'a [Value],
+    key: impl Fn(&'a Value) -> &'a str,
+    path: &Path,
+) -> Vec<FieldError> {
     let mut seen = std::collections::HashSet::new();
     let mut errs = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -285,9 +285,9 @@ impl<'a> RequestNames<'a> {
         let (Some(req), sub, None) = (parts.next(), parts.next(), parts.next()) else {
             return false;
         };
-        self.0.iter().any(|(n, subs)| {
-            *n == req && sub.is_none_or(|s| subs.contains(&s))
-        })
+        self.0
+            .iter()
+            .any(|(n, subs)| *n == req && sub.is_none_or(|s| subs.contains(&s)))
     }
 }
 
@@ -366,7 +366,10 @@ fn validate_exact_request(r: &Value, path: &Path) -> Vec<FieldError> {
     } else {
         errs.extend(dns1123_subdomain(class, &cp));
     }
-    errs.extend(validate_selectors(list_of(r, "selectors"), &path.child("selectors")));
+    errs.extend(validate_selectors(
+        list_of(r, "selectors"),
+        &path.child("selectors"),
+    ));
     let mode = r
         .get("allocationMode")
         .and_then(Value::as_str)
@@ -510,12 +513,20 @@ fn validate_qualified_name(name: &str, path: &Path) -> Vec<FieldError> {
         [id] => validate_c_identifier(id, path),
         [domain, id] => {
             let mut errs = if domain.is_empty() {
-                vec![FieldError::invalid(path.as_str(), "", "the domain must not be empty")]
+                vec![FieldError::invalid(
+                    path.as_str(),
+                    "",
+                    "the domain must not be empty",
+                )]
             } else {
                 validate_driver_name(domain, path)
             };
             if id.is_empty() {
-                errs.push(FieldError::invalid(path.as_str(), "", "the name must not be empty"));
+                errs.push(FieldError::invalid(
+                    path.as_str(),
+                    "",
+                    "the name must not be empty",
+                ));
             } else {
                 errs.extend(validate_c_identifier(id, path));
             }
@@ -573,7 +584,10 @@ fn validate_device_class_spec(spec: &Value, old: Option<&Value>, path: &Path) ->
     let mut errs = Vec::new();
     let unchanged = |key: &str| old.is_some_and(|o| o.get(key) == spec.get(key));
     if !unchanged("selectors") {
-        errs.extend(validate_selectors(list_of(spec, "selectors"), &path.child("selectors")));
+        errs.extend(validate_selectors(
+            list_of(spec, "selectors"),
+            &path.child("selectors"),
+        ));
     }
     let config = list_of(spec, "config");
     let cp = path.child("config");
@@ -619,7 +633,10 @@ fn validate_resource_claim_status_update(obj: &Value, old: &Value) -> Vec<FieldE
     let devices = list_of(status, "devices");
     for (i, d) in devices.iter().enumerate() {
         let p = dp.index(i);
-        errs.extend(validate_driver_name(str_of(d, "driver"), &p.child("driver")));
+        errs.extend(validate_driver_name(
+            str_of(d, "driver"),
+            &p.child("driver"),
+        ));
         errs.extend(validate_pool_name(str_of(d, "pool"), &p.child("pool")));
         errs.extend(dns1123_label(str_of(d, "device"), &p.child("device")));
         let id = device_id(d);
@@ -637,7 +654,10 @@ fn validate_resource_claim_status_update(obj: &Value, old: &Value) -> Vec<FieldE
                 rp.as_str(),
                 "may not be specified when `allocated` is not set",
             ));
-        } else if obj.pointer("/metadata/deletionTimestamp").is_some_and(|t| !t.is_null()) {
+        } else if obj
+            .pointer("/metadata/deletionTimestamp")
+            .is_some_and(|t| !t.is_null())
+        {
             let old_reserved = list_of(old_status, "reservedFor");
             if reserved.iter().any(|r| !old_reserved.contains(r)) {
                 errs.push(FieldError::forbidden(
@@ -652,7 +672,11 @@ fn validate_resource_claim_status_update(obj: &Value, old: &Value) -> Vec<FieldE
         (Some(a), Some(o)) => errs.extend(immutable(Some(a), Some(o), &ap)),
         (Some(a), None) => {
             let requests = list_of(spec(obj).get("devices").unwrap_or(&Value::Null), "requests");
-            errs.extend(validate_allocation_result(a, &ap, &RequestNames::of(requests)));
+            errs.extend(validate_allocation_result(
+                a,
+                &ap,
+                &RequestNames::of(requests),
+            ));
         }
         _ => {}
     }
@@ -696,7 +720,10 @@ fn validate_allocation_result(a: &Value, path: &Path, names: &RequestNames<'_>) 
                     errs.push(FieldError::invalid(reqp.as_str(), request, REQUEST_REF_MSG));
                 }
             }
-            errs.extend(validate_driver_name(str_of(r, "driver"), &p.child("driver")));
+            errs.extend(validate_driver_name(
+                str_of(r, "driver"),
+                &p.child("driver"),
+            ));
             errs.extend(validate_pool_name(str_of(r, "pool"), &p.child("pool")));
             errs.extend(dns1123_label(str_of(r, "device"), &p.child("device")));
             let tp = p.child("tolerations");
@@ -754,8 +781,16 @@ fn validate_resource_slice_spec(spec: &Value, old: Option<&Value>) -> Vec<FieldE
     }
     if let Some(old) = old {
         let old_pool = old.get("pool").unwrap_or(&Value::Null);
-        errs.extend(immutable(pool.get("name"), old_pool.get("name"), &pp.child("name")));
-        errs.extend(immutable(spec.get("driver"), old.get("driver"), &path.child("driver")));
+        errs.extend(immutable(
+            pool.get("name"),
+            old_pool.get("name"),
+            &pp.child("name"),
+        ));
+        errs.extend(immutable(
+            spec.get("driver"),
+            old.get("driver"),
+            &path.child("driver"),
+        ));
         errs.extend(immutable(
             spec.get("nodeName"),
             old.get("nodeName"),
@@ -781,7 +816,9 @@ fn validate_resource_slice_spec(spec: &Value, old: Option<&Value>) -> Vec<FieldE
         let terms = sel.get("nodeSelectorTerms").cloned().unwrap_or(Value::Null);
         if list_of(sel, "nodeSelectorTerms").len() != 1 {
             errs.push(FieldError::invalid(
-                path.child("nodeSelector").child("nodeSelectorTerms").as_str(),
+                path.child("nodeSelector")
+                    .child("nodeSelectorTerms")
+                    .as_str(),
                 terms,
                 "must have exactly one node selector term",
             ));
@@ -832,7 +869,12 @@ fn validate_resource_slice_spec(spec: &Value, old: Option<&Value>) -> Vec<FieldE
 
 /// `validateDevice`: name, attributes and capacity (at most 32 together),
 /// taints, per-device node selection.
-fn validate_device(d: &Value, old: Option<&Value>, path: &Path, per_device: bool) -> Vec<FieldError> {
+fn validate_device(
+    d: &Value,
+    old: Option<&Value>,
+    path: &Path,
+    per_device: bool,
+) -> Vec<FieldError> {
     let mut errs = dns1123_label(str_of(d, "name"), &path.child("name"));
     let attrs = obj_of(d, "attributes");
     let caps = obj_of(d, "capacity");
@@ -885,7 +927,11 @@ fn validate_device(d: &Value, old: Option<&Value>, path: &Path, per_device: bool
         let mut set = Vec::new();
         if let Some(node) = d.get("nodeName").and_then(Value::as_str) {
             if node.is_empty() {
-                errs.push(FieldError::invalid(path.child("nodeName").as_str(), "", "must not be empty"));
+                errs.push(FieldError::invalid(
+                    path.child("nodeName").as_str(),
+                    "",
+                    "must not be empty",
+                ));
             } else {
                 set.push("`nodeName`");
                 errs.extend(dns1123_subdomain(node, &path.child("nodeName")));
@@ -960,7 +1006,11 @@ fn validate_device_attribute(a: &Value, path: &Path) -> Vec<FieldError> {
         }
     }
     match n {
-        0 => errs.push(FieldError::invalid(path.as_str(), "", "exactly one value must be specified")),
+        0 => errs.push(FieldError::invalid(
+            path.as_str(),
+            "",
+            "exactly one value must be specified",
+        )),
         1 => {}
         _ => errs.push(FieldError::invalid(
             path.as_str(),
@@ -973,8 +1023,11 @@ fn validate_device_attribute(a: &Value, path: &Path) -> Vec<FieldError> {
 
 /// Semantic versioning 2.0.0 (kube's `semverRe`).
 fn is_semver(v: &str) -> bool {
-    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
-    let ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let numeric = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
+    };
+    let ident =
+        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     let pre = |s: &str| ident(s) && (numeric(s) || !s.bytes().all(|b| b.is_ascii_digit()));
     let (rest, build) = match v.split_once('+') {
         Some((r, b)) => (r, Some(b)),
