@@ -369,6 +369,7 @@ fn validate_exact_request(r: &Value, path: &Path) -> Vec<FieldError> {
     errs.extend(validate_selectors(
         list_of(r, "selectors"),
         &path.child("selectors"),
+        false,
     ));
     let mode = r
         .get("allocationMode")
@@ -403,8 +404,8 @@ fn validate_exact_request(r: &Value, path: &Path) -> Vec<FieldError> {
 }
 
 /// `validateSelectorSlice`: at most 32 selectors, each with a CEL
-/// expression of at most 10 KiB.
-fn validate_selectors(selectors: &[Value], path: &Path) -> Vec<FieldError> {
+/// expression of at most 10 KiB (not rechecked when `stored`).
+fn validate_selectors(selectors: &[Value], path: &Path, stored: bool) -> Vec<FieldError> {
     if selectors.len() > SELECTORS_MAX {
         return vec![too_many(path, selectors.len(), SELECTORS_MAX)];
     }
@@ -417,7 +418,7 @@ fn validate_selectors(selectors: &[Value], path: &Path) -> Vec<FieldError> {
                 let expr = str_of(cel, "expression");
                 let ep = p.child("cel").child("expression");
                 // kube also compiles the expression (not done yet).
-                if expr.len() > CEL_MAX_LEN {
+                if !stored && expr.len() > CEL_MAX_LEN {
                     errs.push(too_long(&ep, CEL_MAX_LEN));
                 }
             }
@@ -578,17 +579,16 @@ fn validate_c_identifier(id: &str, path: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// `validateDeviceClassSpec`: selectors and config; unchanged lists are not
-/// revalidated on update.
+/// `validateDeviceClassSpec`: selectors and config; the expressions and
+/// config entries of unchanged lists are not revalidated on update.
 fn validate_device_class_spec(spec: &Value, old: Option<&Value>, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let unchanged = |key: &str| old.is_some_and(|o| o.get(key) == spec.get(key));
-    if !unchanged("selectors") {
-        errs.extend(validate_selectors(
-            list_of(spec, "selectors"),
-            &path.child("selectors"),
-        ));
-    }
+    errs.extend(validate_selectors(
+        list_of(spec, "selectors"),
+        &path.child("selectors"),
+        unchanged("selectors"),
+    ));
     let config = list_of(spec, "config");
     let cp = path.child("config");
     if config.len() > CONFIG_MAX {
