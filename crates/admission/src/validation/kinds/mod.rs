@@ -28,6 +28,7 @@ mod node;
 mod path;
 mod policy;
 mod rbac;
+mod resource;
 mod scheduling;
 mod storage;
 mod util;
@@ -101,6 +102,10 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
                 "admissionregistration.k8s.io",
                 "ValidatingAdmissionPolicyBinding"
             )
+            | (
+                "resource.k8s.io",
+                "DeviceClass" | "ResourceClaim" | "ResourceClaimTemplate" | "ResourceSlice"
+            )
     )
 }
 
@@ -129,6 +134,7 @@ fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<Fie
         "flowcontrol.apiserver.k8s.io" => flowcontrol::validate(kind, w, obj),
         "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
         "node.k8s.io" => node::validate(kind, w, obj),
+        "resource.k8s.io" => resource::validate(kind, w, obj),
         _ => Vec::new(),
     }
 }
