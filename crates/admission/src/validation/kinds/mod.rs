@@ -34,6 +34,7 @@ mod util;
 mod warnings;
 
 pub(crate) use path::Path;
+pub(crate) use util::duplicate;
 pub(crate) use warnings::warnings;
 
 use keelson_api::Operation;
@@ -72,7 +73,13 @@ pub(crate) fn validate(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Ve
         Some(old) => super::objectmeta::validate_meta_update(obj, old),
         None => Vec::new(),
     };
-    errs.extend(validate_group(group, kind, w, obj));
+    errs.extend(super::declarative::combine(
+        group,
+        kind,
+        w,
+        obj,
+        validate_group(group, kind, w, obj),
+    ));
     errs
 }
 
