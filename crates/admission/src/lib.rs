@@ -31,9 +31,7 @@ use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use serde_json::Value;
 
 pub use decode::DecodeError;
-pub use validation::declarative::{
-    install_feature_gates, DECLARATIVE_VALIDATION, DECLARATIVE_VALIDATION_TAKEOVER,
-};
+pub use validation::declarative::{DECLARATIVE_VALIDATION, DECLARATIVE_VALIDATION_TAKEOVER};
 pub use lifecycle::IMMORTAL_NAMESPACES;
 pub use plugins::{
     PluginConfig, PodSecurityConfig, ALL_PLUGINS, DEFAULT_ON, DEFAULT_TOLERATION_SECONDS,

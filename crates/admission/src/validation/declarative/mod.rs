@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
+
 use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
@@ -42,22 +43,10 @@ pub(crate) enum Mode {
     Takeover,
 }
 
-type GateFn = Box<dyn Fn(&str) -> bool + Send + Sync>;
-
-static GATES: OnceLock<GateFn> = OnceLock::new();
-
-/// Make `gates` (a feature gate's name → on) the process's gates for
-/// declarative validation (the two gates and `+k8s:ifEnabled`); only the
-/// first call counts. Until then kube 1.34's defaults apply.
-pub fn install_feature_gates(gates: impl Fn(&str) -> bool + Send + Sync + 'static) {
-    let _ = GATES.set(Box::new(gates));
-}
-
+/// A gate of the process's `--feature-gates` (kube's defaults until a
+/// binary installs its flag).
 fn gate(name: &str) -> bool {
-    match GATES.get() {
-        Some(g) => g(name),
-        None => name == DECLARATIVE_VALIDATION,
-    }
+    keelson_apimachinery::featuregates::FeatureGates::global().enabled(name)
 }
 
 fn mode() -> Mode {
