@@ -43,7 +43,29 @@ pub fn gen_validation(dir: &Path) -> Result<String, ValidationGenError> {
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         parse_file(&name, &text, &mut kinds)?;
     }
-    Ok(render(&kinds))
+    rustfmt(&render(&kinds))
+}
+
+/// `src` as `cargo fmt` leaves it (so the checked-in file passes
+/// `cargo fmt --check`).
+fn rustfmt(src: &str) -> Result<String, ValidationGenError> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let io = |e| ValidationGenError::Io(PathBuf::from("rustfmt"), e);
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(io)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(src.as_bytes()).map_err(io)?;
+    }
+    let out = child.wait_with_output().map_err(io)?;
+    if !out.status.success() {
+        return Err(io(std::io::Error::other("rustfmt failed")));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 struct KindOut {
@@ -80,7 +102,11 @@ fn parse_file(file: &str, text: &str, kinds: &mut Vec<KindOut>) -> Result<(), Va
             for t in &toks[3..] {
                 match t.strip_prefix("+k8s:supportsSubresource=") {
                     Some(s) => subresources.push(unquote(s).map_err(err)?),
-                    None => return Err(err(format!("{t}: only +k8s:supportsSubresource on a kind line"))),
+                    None => {
+                        return Err(err(format!(
+                            "{t}: only +k8s:supportsSubresource on a kind line"
+                        )))
+                    }
                 }
             }
             scope.clear();
@@ -188,7 +214,9 @@ fn tag(t: &str) -> Result<String, String> {
     let mut rest = &body[name_end..];
     let mut args = None;
     if let Some(r) = rest.strip_prefix('(') {
-        let close = r.find(')').ok_or_else(|| format!("{t}: unclosed arguments"))?;
+        let close = r
+            .find(')')
+            .ok_or_else(|| format!("{t}: unclosed arguments"))?;
         args = Some(&r[..close]);
         rest = &r[close + 1..];
     }
@@ -198,7 +226,10 @@ fn tag(t: &str) -> Result<String, String> {
         Ok(format!("&[{}]", tag(p)?))
     };
     let arg_str = |a: Option<&str>| -> Result<String, String> {
-        unquote(a.ok_or_else(|| format!("+k8s:{name} wants an argument"))?.trim())
+        unquote(
+            a.ok_or_else(|| format!("+k8s:{name} wants an argument"))?
+                .trim(),
+        )
     };
     let union_args = |a: Option<&str>| -> Result<(String, String), String> {
         let mut union = String::new();
@@ -229,7 +260,10 @@ fn tag(t: &str) -> Result<String, String> {
                 .collect();
             format!("Tag::Enum(&[{}])", vals.join(", "))
         }
-        "neq" => format!("Tag::Neq({})", lit(payload.ok_or("+k8s:neq wants a value")?)?),
+        "neq" => format!(
+            "Tag::Neq({})",
+            lit(payload.ok_or("+k8s:neq wants a value")?)?
+        ),
         "format" => {
             let f = match payload {
                 Some("k8s-ip") => "Ip",
@@ -257,7 +291,11 @@ fn tag(t: &str) -> Result<String, String> {
         "eachKey" => format!("Tag::EachKey({})", nested(payload)?),
         "subfield" => format!("Tag::Subfield({:?}, {})", arg_str(args)?, nested(payload)?),
         "ifEnabled" => format!("Tag::IfEnabled({:?}, {})", arg_str(args)?, nested(payload)?),
-        "ifDisabled" => format!("Tag::IfDisabled({:?}, {})", arg_str(args)?, nested(payload)?),
+        "ifDisabled" => format!(
+            "Tag::IfDisabled({:?}, {})",
+            arg_str(args)?,
+            nested(payload)?
+        ),
         "item" => {
             let keys: Result<Vec<String>, String> = named_args(args.unwrap_or(""))?
                 .into_iter()
@@ -343,15 +381,22 @@ mod tests {
         );
         assert_eq!(
             tag(r#"+k8s:item(type: "Approved")=+k8s:zeroOrOneOfMember"#).as_deref(),
-            Ok(r#"Tag::Item(&[("type", Lit::Str("Approved"))], &[Tag::ZeroOrOneOfMember { union: "", member: "" }])"#)
+            Ok(
+                r#"Tag::Item(&[("type", Lit::Str("Approved"))], &[Tag::ZeroOrOneOfMember { union: "", member: "" }])"#
+            )
         );
         assert_eq!(
             tag(r#"+k8s:ifEnabled("G")=+k8s:required"#).as_deref(),
             Ok(r#"Tag::IfEnabled("G", &[Tag::Required])"#)
         );
-        assert!(tag("+k8s:nope").unwrap_err().contains("not in the tag catalog"));
+        assert!(tag("+k8s:nope")
+            .unwrap_err()
+            .contains("not in the tag catalog"));
         let mut k = Vec::new();
         let e = parse_file("x.rules", "spec.a +k8s:optional\n", &mut k).unwrap_err();
-        assert_eq!(e.to_string(), "x.rules:1: a field line before any kind line");
+        assert_eq!(
+            e.to_string(),
+            "x.rules:1: a field line before any kind line"
+        );
     }
 }

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-
 /// One feature gate Keelson knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gate {

@@ -4,23 +4,21 @@
 use super::table::{Format, KindRules, ListType, Lit, Rule, Tag};
 
 /// Every kind's declarative rules.
-pub(crate) static KINDS: &[KindRules] = &[
-    KindRules {
-        group: "",
-        version: "v1",
-        kind: "ReplicationController",
-        subresources: &[],
-        rules: &[
-            Rule {
-                subresource: "",
-                path: &["spec", "replicas"],
-                tags: &[Tag::Optional, Tag::Minimum(0)],
-            },
-            Rule {
-                subresource: "",
-                path: &["spec", "minReadySeconds"],
-                tags: &[Tag::Optional, Tag::Minimum(0)],
-            },
-        ],
-    },
-];
+pub(crate) static KINDS: &[KindRules] = &[KindRules {
+    group: "",
+    version: "v1",
+    kind: "ReplicationController",
+    subresources: &[],
+    rules: &[
+        Rule {
+            subresource: "",
+            path: &["spec", "replicas"],
+            tags: &[Tag::Optional, Tag::Minimum(0)],
+        },
+        Rule {
+            subresource: "",
+            path: &["spec", "minReadySeconds"],
+            tags: &[Tag::Optional, Tag::Minimum(0)],
+        },
+    ],
+}];

@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-
 use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
@@ -50,7 +49,10 @@ fn gate(name: &str) -> bool {
 }
 
 fn mode() -> Mode {
-    match (gate(DECLARATIVE_VALIDATION), gate(DECLARATIVE_VALIDATION_TAKEOVER)) {
+    match (
+        gate(DECLARATIVE_VALIDATION),
+        gate(DECLARATIVE_VALIDATION_TAKEOVER),
+    ) {
         (false, _) => Mode::Off,
         (true, false) => Mode::Shadow,
         (true, true) => Mode::Takeover,

@@ -53,7 +53,13 @@ fn generated(kind: &str) -> &'static KindRules {
 #[test]
 fn minimum_and_optional_on_rc_spec() {
     let rc = generated("ReplicationController");
-    let e = errs_of(rc, "", json!({"spec": {"replicas": -1, "minReadySeconds": -5}}), None, &no_gates);
+    let e = errs_of(
+        rc,
+        "",
+        json!({"spec": {"replicas": -1, "minReadySeconds": -5}}),
+        None,
+        &no_gates,
+    );
     assert_eq!(
         e,
         [
@@ -69,7 +75,10 @@ static RC_SELECTOR: &[Rule] = &[
     Rule {
         subresource: "",
         path: &["spec", "selector"],
-        tags: &[Tag::Required, Tag::EachKey(&[Tag::Format(Format::LabelKey)])],
+        tags: &[
+            Tag::Required,
+            Tag::EachKey(&[Tag::Format(Format::LabelKey)]),
+        ],
     },
     Rule {
         subresource: "",
@@ -81,10 +90,19 @@ static RC_SELECTOR: &[Rule] = &[
 #[test]
 fn required_each_key_and_subfield_on_rc() {
     let r = rules("ReplicationController", RC_SELECTOR);
-    let e = errs_of(r, "", json!({"spec": {"selector": {}, "template": {}}}), None, &no_gates);
+    let e = errs_of(
+        r,
+        "",
+        json!({"spec": {"selector": {}, "template": {}}}),
+        None,
+        &no_gates,
+    );
     assert_eq!(
         e,
-        ["spec.selector: Required value", "spec.template.spec: Required value"]
+        [
+            "spec.selector: Required value",
+            "spec.template.spec: Required value"
+        ]
     );
     let e = errs_of(
         r,
@@ -95,7 +113,9 @@ fn required_each_key_and_subfield_on_rc() {
     );
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
-        e[0].starts_with(r#"spec.selector: Invalid value: "a/b/c": a qualified name must consist of"#),
+        e[0].starts_with(
+            r#"spec.selector: Invalid value: "a/b/c": a qualified name must consist of"#
+        ),
         "{e:?}"
     );
 }
@@ -148,7 +168,10 @@ fn max_length_format_forbidden_enum_on_pod() {
         None,
         &no_gates,
     );
-    assert_eq!(e[0], "spec.hostname: Too long: may not be more than 63 bytes");
+    assert_eq!(
+        e[0],
+        "spec.hostname: Too long: may not be more than 63 bytes"
+    );
     assert_eq!(
         e[1],
         format!(r#"spec.hostname: Invalid value: "{long}": must be no more than 63 characters"#)
@@ -173,15 +196,26 @@ fn is_subresource_and_supports_subresource_scope_the_rules() {
     assert!(errs_of(r, "", status.clone(), None, &no_gates).is_empty());
     assert_eq!(
         errs_of(r, "status", status, None, &no_gates),
-        [r#"status.podIP: Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"#]
+        [
+            r#"status.podIP: Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"#
+        ]
     );
     // k8s-ip accepts IPv4 octets with leading zeros, and IPv6.
     for ip in ["010.001.0.1", "2001:db8::1"] {
         let obj = json!({"status": {"podIP": ip}});
-        assert!(errs_of(r, "status", obj, None, &no_gates).is_empty(), "{ip}");
+        assert!(
+            errs_of(r, "status", obj, None, &no_gates).is_empty(),
+            "{ip}"
+        );
     }
     // A supported subresource without its own scope gets the root rules.
-    let e = errs_of(r, "approval", json!({"spec": {"restartPolicy": "x"}}), None, &no_gates);
+    let e = errs_of(
+        r,
+        "approval",
+        json!({"spec": {"restartPolicy": "x"}}),
+        None,
+        &no_gates,
+    );
     assert_eq!(e.len(), 1);
     // An undeclared subresource is not validated declaratively.
     assert_eq!(
@@ -312,8 +346,16 @@ fn union_member_and_opaque_type_on_volume_source() {
         [r#": Invalid value: "": must specify one of: `hostPath`, `emptyDir`"#]
     );
     assert_eq!(
-        errs_of(r, "", json!({"hostPath": {}, "emptyDir": {}}), None, &no_gates),
-        [r#": Invalid value: "{hostPath, emptyDir}": must specify exactly one of: `hostPath`, `emptyDir`"#]
+        errs_of(
+            r,
+            "",
+            json!({"hostPath": {}, "emptyDir": {}}),
+            None,
+            &no_gates
+        ),
+        [
+            r#": Invalid value: "{hostPath, emptyDir}": must specify exactly one of: `hostPath`, `emptyDir`"#
+        ]
     );
     assert!(errs_of(r, "", json!({"emptyDir": {}}), None, &no_gates).is_empty());
 }
@@ -352,7 +394,13 @@ static METRIC_SPEC: &[Rule] = &[
 fn union_discriminator_on_hpa_metric_spec() {
     let r = rules("MetricSpec", METRIC_SPEC);
     assert_eq!(
-        errs_of(r, "", json!({"type": "Resource", "pods": {}}), None, &no_gates),
+        errs_of(
+            r,
+            "",
+            json!({"type": "Resource", "pods": {}}),
+            None,
+            &no_gates
+        ),
         [
             "resource: Required value: must be specified when `type` is \"Resource\"",
             "pods: Invalid value: \"\": may only be specified when `type` is \"Pods\"",
@@ -396,7 +444,10 @@ fn max_items_if_enabled_if_disabled_neq_on_job() {
             "spec.parallelism: Invalid value: 0: must not be equal to 0",
         ]
     );
-    assert_eq!(errs_of(r, "", obj, None, &no_gates)[1], "spec.managedBy: Forbidden");
+    assert_eq!(
+        errs_of(r, "", obj, None, &no_gates)[1],
+        "spec.managedBy: Forbidden"
+    );
 }
 
 #[derive(Default)]
@@ -486,6 +537,9 @@ fn a_disagreeing_rule_is_counted_and_only_authoritative_in_takeover() {
     let mut obj = rc(0);
     obj["spec"]["selector"] = json!({});
     let e = combined(Mode::Takeover, r, &obj, &c);
-    assert!(e.contains(&"spec.selector: Required value".to_string()), "{e:?}");
+    assert!(
+        e.contains(&"spec.selector: Required value".to_string()),
+        "{e:?}"
+    );
     assert_eq!(e.last().map(String::as_str), Some(dv));
 }

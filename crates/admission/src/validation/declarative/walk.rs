@@ -232,7 +232,10 @@ fn tags_on(
             }
             Tag::Item(keys, inner) => {
                 let items = v.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-                let matches = |it: &Value| keys.iter().all(|(k, l)| it.get(*k).is_some_and(|x| lit_eq(*l, x)));
+                let matches = |it: &Value| {
+                    keys.iter()
+                        .all(|(k, l)| it.get(*k).is_some_and(|x| lit_eq(*l, x)))
+                };
                 let found = items.iter().position(matches);
                 let old_item = old
                     .and_then(Value::as_array)
@@ -240,7 +243,15 @@ fn tags_on(
                 let member = keys.first().map_or(String::new(), |(_, l)| lit_display(*l));
                 let ipath = found.map_or_else(|| path.clone(), |i| path.index(i));
                 let inner: Vec<&Tag> = inner.iter().collect();
-                tags_on(&inner, found.map(|i| &items[i]), old_item, &ipath, &member, path, ctx);
+                tags_on(
+                    &inner,
+                    found.map(|i| &items[i]),
+                    old_item,
+                    &ipath,
+                    &member,
+                    path,
+                    ctx,
+                );
             }
             _ if !set => {}
             Tag::Minimum(min) => {
@@ -261,7 +272,11 @@ fn tags_on(
                 }
             }
             Tag::MaxItems(max) => {
-                if let Some(n) = v.and_then(Value::as_array).map(Vec::len).filter(|n| n > max) {
+                if let Some(n) = v
+                    .and_then(Value::as_array)
+                    .map(Vec::len)
+                    .filter(|n| n > max)
+                {
                     ctx.out.errs.push(FieldError {
                         kind: FieldErrorKind::TooMany,
                         field: path.as_str().to_string(),
@@ -289,7 +304,9 @@ fn tags_on(
             Tag::Format(f) => {
                 if let Some(s) = v.and_then(Value::as_str) {
                     for msg in format_errors(*f, s) {
-                        ctx.out.errs.push(FieldError::invalid(path.as_str(), s, &msg));
+                        ctx.out
+                            .errs
+                            .push(FieldError::invalid(path.as_str(), s, &msg));
                     }
                 }
             }
@@ -422,9 +439,10 @@ fn duplicates(lt: ListType, keys: &[&str], v: Option<&Value>, path: &Path, ctx: 
     for (j, it) in items.iter().enumerate() {
         let kj = key(it);
         if items[..j].iter().any(|e| key(e) == kj) {
-            ctx.out
-                .errs
-                .push(crate::validation::kinds::duplicate(&path.index(j), it.clone()));
+            ctx.out.errs.push(crate::validation::kinds::duplicate(
+                &path.index(j),
+                it.clone(),
+            ));
         }
     }
 }
@@ -455,7 +473,9 @@ fn is_ip_with_leading_zeros(s: &str) -> bool {
     let parts: Vec<&str> = s.split('.').collect();
     parts.len() == 4
         && parts.iter().all(|p| {
-            !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit())
+            !p.is_empty()
+                && p.len() <= 3
+                && p.bytes().all(|b| b.is_ascii_digit())
                 && p.parse::<u16>().is_ok_and(|n| n <= 255)
         })
 }

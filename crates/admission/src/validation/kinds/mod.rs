@@ -111,7 +111,12 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
     )
 }
 
-pub(crate) fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+pub(crate) fn validate_group(
+    group: &str,
+    kind: &str,
+    w: Write<'_>,
+    obj: &Value,
+) -> Vec<FieldError> {
     match group {
         "" => match kind {
             "Pod" | "PodTemplate" | "ReplicationController" => core_pod::validate(kind, w, obj),
