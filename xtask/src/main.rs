@@ -15,6 +15,8 @@ struct Cli {
     command: Command,
 }
 
+// The variants are the subcommands' names (`gen-catalog`, ...).
+#[allow(clippy::enum_variant_names)]
 #[derive(Subcommand)]
 enum Command {
     /// Generate crates/registry/data/catalog.json.

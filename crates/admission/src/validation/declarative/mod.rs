@@ -126,7 +126,7 @@ pub(crate) fn combine_with(
         tracing::error!("declarative validation panicked; the handwritten result stands");
         return hv;
     };
-    let covered = |e: &FieldError| dv.covered.iter().any(|p| *p == e.field);
+    let covered = |e: &FieldError| dv.covered.contains(&e.field);
     let key = |e: &FieldError| (e.field.clone(), e.kind.as_str());
     let mut have: Vec<_> = hv.iter().filter(|e| covered(e)).map(key).collect();
     let mut want: Vec<_> = dv.errs.iter().map(key).collect();
