@@ -5,6 +5,7 @@
 mod normalize;
 pub mod protobuf;
 mod table;
+pub mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

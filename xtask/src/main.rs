@@ -1,5 +1,6 @@
 //! `cargo run -p xtask -- gen-catalog --definitions <_definitions.json>`
 //! `cargo run -p xtask -- gen-protobuf`
+//! `cargo run -p xtask -- gen-validation`
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
@@ -14,6 +15,8 @@ struct Cli {
     command: Command,
 }
 
+// The variants are the subcommands' names (`gen-catalog`, ...).
+#[allow(clippy::enum_variant_names)]
 #[derive(Subcommand)]
 enum Command {
     /// Generate crates/registry/data/catalog.json.
@@ -48,11 +51,30 @@ enum Command {
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/codec/data/protobuf.json"))]
         out: PathBuf,
     },
+    /// Generate crates/admission/src/validation/declarative/generated.rs
+    /// from the declarative validation rule files next to it.
+    GenValidation,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::GenValidation => {
+            let (dir, out) = xtask::validation::default_paths();
+            let res = xtask::validation::gen_validation(&dir)
+                .map_err(|e| e.to_string())
+                .and_then(|src| std::fs::write(&out, src).map_err(|e| e.to_string()));
+            match res {
+                Ok(()) => {
+                    println!("wrote {}", out.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("gen-validation: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::GenCatalog {
             definitions,
             resources,

@@ -35,6 +35,7 @@ pub use lifecycle::IMMORTAL_NAMESPACES;
 pub use plugins::{
     PluginConfig, PodSecurityConfig, ALL_PLUGINS, DEFAULT_ON, DEFAULT_TOLERATION_SECONDS,
 };
+pub use validation::declarative::{DECLARATIVE_VALIDATION, DECLARATIVE_VALIDATION_TAKEOVER};
 
 /// The per-kind validation errors of a create of `obj`, a `group`/`kind`
 /// object that has been decoded and defaulted (what admission's

@@ -3,6 +3,7 @@
 //! typed request options with the resourceVersion tables.
 #![forbid(unsafe_code)]
 
+pub mod featuregates;
 pub mod field;
 pub mod generate_name;
 pub mod gr;

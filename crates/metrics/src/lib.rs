@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 
 pub use http::{serve_http, MetricsServerError};
@@ -71,6 +72,8 @@ pub struct Metrics {
     storage_errors: IntCounterVec,
     storage_objects: IntGaugeVec,
     resource_objects: IntGaugeVec,
+    declarative_mismatch: IntCounter,
+    declarative_panic: IntCounter,
     refreshes: Mutex<Vec<std::sync::Arc<Refresh>>>,
 }
 
@@ -219,6 +222,16 @@ impl Metrics {
         for g in [&storage_objects, &resource_objects] {
             registry.register(Box::new(g.clone()))?;
         }
+        let declarative_mismatch = IntCounter::new(
+            "apiserver_validation_declarative_validation_mismatch_total",
+            "[BETA] Number of times declarative validation results differed from handwritten validation results for core types.",
+        )?;
+        let declarative_panic = IntCounter::new(
+            "apiserver_validation_declarative_validation_panic_total",
+            "[BETA] Number of times declarative validation has panicked during validation.",
+        )?;
+        registry.register(Box::new(declarative_mismatch.clone()))?;
+        registry.register(Box::new(declarative_panic.clone()))?;
         #[cfg(target_os = "linux")]
         registry.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),
@@ -239,6 +252,8 @@ impl Metrics {
             storage_errors,
             storage_objects,
             resource_objects,
+            declarative_mismatch,
+            declarative_panic,
             refreshes: Mutex::new(Vec::new()),
         })
     }
@@ -248,6 +263,17 @@ impl Metrics {
         static METRICS: OnceLock<Metrics> = OnceLock::new();
         // The definitions are constants: a failure is a defect of this file.
         METRICS.get_or_init(|| Metrics::new().unwrap_or_else(|e| panic!("metrics: {e}")))
+    }
+
+    /// Count one write whose declarative validation disagreed with the
+    /// handwritten one (kube's `IncDeclarativeValidationMismatchMetric`).
+    pub fn declarative_validation_mismatch(&self) {
+        self.declarative_mismatch.inc();
+    }
+
+    /// Count one declarative validation run that panicked.
+    pub fn declarative_validation_panic(&self) {
+        self.declarative_panic.inc();
     }
 
     /// Count a finished request and observe its latency (kube's

@@ -28,6 +28,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use keelson_apimachinery::featuregates::FeatureGates;
 use keelson_rpc::{AdmissionGrpc, RemoteStore, StoreEndpointFlags};
 use keelson_runtime::bind_and_announce;
 use tokio::net::TcpListener;
@@ -138,7 +139,16 @@ keelson_runtime::service_flags! {
         #[arg(long, env = "KEELSON_AUTHORIZATION_MODE", default_value = "RBAC")]
         #[serde(default = "rbac")]
         pub authorization_mode: String,
+        /// kube's `--feature-gates` (`A=true,B=false`): the gates admission
+        /// reads (`DeclarativeValidation`, `DeclarativeValidationTakeover`)
+        #[arg(long = "feature-gates", env = "KEELSON_FEATURE_GATES", default_value = "", value_parser = check_gates)]
+        #[serde(default)]
+        pub feature_gates: String,
     }
+}
+
+fn check_gates(s: &str) -> Result<String, String> {
+    FeatureGates::parse(s).map(|_| s.to_string())
 }
 
 fn rbac() -> String {
@@ -148,6 +158,11 @@ fn rbac() -> String {
 impl From<Cli> for Config {
     /// The flags, with the defaults where unset.
     fn from(cli: Cli) -> Config {
+        // The process's gates, as the gateway installs its own.
+        match FeatureGates::parse(&cli.feature_gates) {
+            Ok(g) => g.install(),
+            Err(e) => tracing::error!(error = %e, "--feature-gates ignored"),
+        }
         Config {
             listen: cli.common.listen_or(DEFAULT_LISTEN),
             store_endpoint: cli.store.endpoint(),

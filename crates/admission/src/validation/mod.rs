@@ -2,6 +2,7 @@
 //! `k8s.io/apimachinery/pkg/api/validation/objectmeta.go` does it, and the
 //! schema's required fields.
 
+pub(crate) mod declarative;
 mod kinds;
 mod objectmeta;
 mod required;

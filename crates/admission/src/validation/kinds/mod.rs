@@ -35,6 +35,7 @@ mod util;
 mod warnings;
 
 pub(crate) use path::Path;
+pub(crate) use util::duplicate;
 pub(crate) use warnings::warnings;
 
 use keelson_api::Operation;
@@ -73,7 +74,13 @@ pub(crate) fn validate(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Ve
         Some(old) => super::objectmeta::validate_meta_update(obj, old),
         None => Vec::new(),
     };
-    errs.extend(validate_group(group, kind, w, obj));
+    errs.extend(super::declarative::combine(
+        group,
+        kind,
+        w,
+        obj,
+        validate_group(group, kind, w, obj),
+    ));
     errs
 }
 
@@ -109,7 +116,12 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
     )
 }
 
-fn validate_group(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+pub(crate) fn validate_group(
+    group: &str,
+    kind: &str,
+    w: Write<'_>,
+    obj: &Value,
+) -> Vec<FieldError> {
     match group {
         "" => match kind {
             "Pod" | "PodTemplate" | "ReplicationController" => core_pod::validate(kind, w, obj),
