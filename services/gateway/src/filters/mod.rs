@@ -104,11 +104,12 @@ pub async fn handle(state: Arc<State>, req: Request<hyper::body::Incoming>) -> R
     // kube's request span (`crate::metrics::request_span`; none when
     // tracing is off).
     let span = crate::metrics::request_span(&req, &info);
-    let mut resp = tracing::Instrument::instrument(
-        recovery::guard(chain(state, req, query, info, &audit_id)),
-        span.clone(),
-    )
-    .await;
+    // Boxed: a future passed by value to an async fn (`recovery::guard`)
+    // is kept twice in the caller's state (rust-lang/rust#62958), and this
+    // state is allocated for every request, a burst of opening watches
+    // all at once.
+    let chained = Box::pin(chain(state, req, query, info, &audit_id));
+    let mut resp = tracing::Instrument::instrument(recovery::guard(chained), span.clone()).await;
     // kube keeps an ID already set (an aggregated server's answer).
     resp.headers_mut()
         .entry(crate::audit::AUDIT_ID)
@@ -134,7 +135,12 @@ async fn chain(
     let mut body = limits::RequestBody::new(body);
     let peer = parts.extensions.get::<authentication::PeerUser>();
     let mut audit = crate::audit::begin(state.audit.as_ref(), &parts, audit_id);
-    let authn = authentication_and_authorization(&state, &parts, &info, &query, peer, &mut audit);
+    // Boxed: its state (token review, audit) is not needed once the
+    // handler runs, and a watch's handler state lives in the same
+    // allocation.
+    let authn = Box::pin(authentication_and_authorization(
+        &state, &parts, &info, &query, peer, &mut audit,
+    ));
     let resp = match authn.await {
         Ok(user) => {
             crate::audit::keep_body(&audit, &mut body);
@@ -157,7 +163,9 @@ async fn chain(
                 user: Arc::new(user),
                 state: state.clone(),
             };
-            crate::audit::guard(&mut audit, CURRENT.scope(current, handled)).await
+            // Boxed, as the chain in `handle`: `audit::guard` takes it
+            // by value.
+            crate::audit::guard(&mut audit, Box::pin(CURRENT.scope(current, handled))).await
         }
         Err(e) => status_response(&e, Format::JSON),
     };

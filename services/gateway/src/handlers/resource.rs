@@ -86,15 +86,21 @@ async fn serve_resolved(
     body: &mut RequestBody,
     out: Format,
 ) -> Response<Body> {
-    if let Some(resp) =
-        super::subresources::serve(b, info, verb, ri, query, headers, body, out).await
+    // Every path but watch is boxed: a request's handler state is sized
+    // for its largest path, and a burst of opening watches (a thousand at
+    // once) has all of theirs allocated together; inline, the write paths
+    // made every watch request as large as a write.
+    if let Some(resp) = Box::pin(super::subresources::serve(
+        b, info, verb, ri, query, headers, body, out,
+    ))
+    .await
     {
         return resp;
     }
     if let Some(verb @ (Verb::List | Verb::Watch)) = verb {
         let served = match check_collection_verb(info, verb) {
             Ok(()) if verb == Verb::Watch => super::watch::serve(b, info, ri, query, out).await,
-            Ok(()) => super::list::serve(b, info, ri, query, out).await,
+            Ok(()) => Box::pin(super::list::serve(b, info, ri, query, out)).await,
             Err(e) => Err(e),
         };
         return served.unwrap_or_else(|e| status_response(&e, out));
@@ -106,9 +112,11 @@ async fn serve_resolved(
         query,
         headers,
     };
-    match dispatch(&cx, verb, body).await {
+    match Box::pin(dispatch(&cx, verb, body)).await {
         Ok(mut r) => {
-            if let Err(e) = super::custom::to_served_version(b, info, &mut r.object).await {
+            // Boxed: a conversion webhook's call, which a watch never makes.
+            let served = Box::pin(super::custom::to_served_version(b, info, &mut r.object));
+            if let Err(e) = served.await {
                 return status_response(&e, out);
             }
             if let Err(e) = super::versions::to_served(info, &mut r.object) {

@@ -114,11 +114,12 @@ struct TypeMeta {
     /// A custom resource shown in another version than the cache's
     /// (`custom::converts_format`): the cache's JSON events converted
     /// (through the CRD's webhook, or `apiVersion` only) and encoded here
-    /// in the watch's target and framing.
-    custom: Option<ResourceInfo>,
+    /// in the watch's target and framing. Boxed, as `converted`: every
+    /// open watch holds its feed, and most have neither.
+    custom: Option<Box<ResourceInfo>>,
     /// A built-in resource watched at a version other than its storage
     /// version: the cache's JSON events converted and framed here.
-    converted: Option<ResourceInfo>,
+    converted: Option<Box<ResourceInfo>>,
 }
 
 impl TypeMeta {
@@ -129,8 +130,9 @@ impl TypeMeta {
             format,
             include,
             headers_pending: matches!(format.target, Target::Table(_)),
-            custom: super::custom::converts_format(info, format).then(|| info.clone()),
-            converted: super::versions::converts_format(info, format).then(|| info.clone()),
+            custom: super::custom::converts_format(info, format).then(|| Box::new(info.clone())),
+            converted: super::versions::converts_format(info, format)
+                .then(|| Box::new(info.clone())),
         }
     }
 
@@ -473,8 +475,12 @@ impl Feed {
                 let out = if let Some(info) = custom {
                     // A custom object in another version: converted and
                     // encoded for this watcher (a webhook that fails ends
-                    // the watch with its Status).
-                    match super::custom::event_object(&self.store, info, &ev.frame).await {
+                    // the watch with its Status). Boxed: the webhook call's
+                    // future would otherwise sit in every feed's state, idle
+                    // or not, converted or not.
+                    let converted =
+                        Box::pin(super::custom::event_object(&self.store, info, &ev.frame));
+                    match converted.await {
                         Ok(object) => Some(self.info.object_frame(ev.event_type, &object)),
                         Err(e) => {
                             return Step::End(Some(self.info.error_frame(&e.to_status_json())))
