@@ -44,7 +44,7 @@ pub struct ScaleHandler {
 
 /// kube's manager identifier: manager, operation, subresource, and the
 /// version for `Update` entries (an applier is one manager at any version).
-fn identity(e: &Value) -> (String, String, String, String) {
+fn identity(e: &Value) -> Id {
     let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let op = s("operation");
     let version = if op == "Apply" {
@@ -154,12 +154,18 @@ pub fn entry_order(a: &Value, b: &Value) -> Ordering {
         .then_with(|| s(a, "subresource").cmp(&s(b, "subresource")))
 }
 
-/// One entry per identity (the last wins, as kube's decoder keeps it), in
-/// kube's order.
-fn finish(entries: Vec<Value>) -> Vec<Value> {
-    let mut by_id: BTreeMap<(String, String, String, String), Value> = BTreeMap::new();
-    for e in entries {
-        by_id.insert(identity(&e), e);
+/// A manager identity (see [`identity`]).
+type Id = (String, String, String, String);
+
+/// One entry per key (the last wins, as in kube's map of managers), in
+/// kube's order. The key is the identity an entry had where it came from:
+/// an `Update` entry of the Scale keeps its `autoscaling/v1` key after it
+/// is rewritten at the workload's version, so it may sit beside the
+/// workload's own entry of that manager, as in kube.
+fn finish(entries: Vec<(Id, Value)>) -> Vec<Value> {
+    let mut by_id: BTreeMap<Id, Value> = BTreeMap::new();
+    for (id, e) in entries {
+        by_id.insert(id, e);
     }
     let mut out: Vec<Value> = by_id.into_values().collect();
     out.sort_by(entry_order);
@@ -193,7 +199,10 @@ impl ScaleHandler {
                 matches!(self.path_of(e), Some(Some(path))
                     if e.get("fieldsV1").is_some_and(|f| has(f, path)))
             })
-            .map(|e| with_set(e, only(&SCALE_REPLICAS), SCALE_API_VERSION, e.get("time")))
+            .map(|e| {
+                let out = with_set(e, only(&SCALE_REPLICAS), SCALE_API_VERSION, e.get("time"));
+                (identity(e), out)
+            })
             .collect();
         finish(out)
     }
@@ -208,7 +217,7 @@ impl ScaleHandler {
             .filter(|e| e.is_object())
             .map(|e| (identity(e), e))
             .collect();
-        let parent_time = |id: &(String, String, String, String)| {
+        let parent_time = |id: &Id| {
             self.parent
                 .iter()
                 .find(|p| identity(p) == *id)
@@ -224,16 +233,16 @@ impl ScaleHandler {
             match path {
                 Some(path) if has(&fields, path) => {
                     if scale_by_id.remove(&identity(e)).is_some() {
-                        out.push(e.clone());
+                        out.push((identity(e), e.clone()));
                     } else {
                         let rest = without(&fields, path);
                         if !is_empty_set(Some(&rest)) {
                             let v = e.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-                            out.push(with_set(e, rest, v, e.get("time")));
+                            out.push((identity(e), with_set(e, rest, v, e.get("time"))));
                         }
                     }
                 }
-                _ => out.push(e.clone()),
+                _ => out.push((identity(e), e.clone())),
             }
         }
         let own_path = self.paths.get(&self.api_version).cloned().flatten();
@@ -243,7 +252,8 @@ impl ScaleHandler {
                 continue;
             }
             let fields = own_path.as_deref().map_or_else(|| json!({}), only);
-            out.push(with_set(e, fields, &self.api_version, parent_time(&id)));
+            let time = parent_time(&id);
+            out.push((id, with_set(e, fields, &self.api_version, time)));
         }
         finish(out)
     }
@@ -321,6 +331,30 @@ mod tests {
             "kube takes times from the workload's entries"
         );
         assert_eq!(p[1]["fieldsV1"], json!({"f:spec": {"f:template": {}}}));
+    }
+
+    /// A same-value write of the Scale leaves an updater's replicas on its
+    /// `autoscaling/v1` key: the workload's entry loses them and a second
+    /// entry of that manager owns them, and the other fields stay owned.
+    #[test]
+    fn to_parent_keeps_an_updaters_other_fields() {
+        let h = handler(json!([
+            {"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "apps/v1",
+             "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:spec": {"f:replicas": {}, "f:template": {}}}}
+        ]));
+        let p = h.to_parent(&h.to_subresource());
+        assert_eq!(p.len(), 2, "{p:?}");
+        let sets: Vec<&Value> = p.iter().map(|e| &e["fieldsV1"]).collect();
+        assert!(
+            sets.contains(&&json!({"f:spec": {"f:template": {}}})),
+            "{p:?}"
+        );
+        assert!(
+            sets.contains(&&json!({"f:spec": {"f:replicas": {}}})),
+            "{p:?}"
+        );
+        assert!(p.iter().all(|e| e["apiVersion"] == "apps/v1"), "{p:?}");
     }
 
     #[test]
