@@ -132,17 +132,8 @@ pub(crate) fn encode(managed: &Managed) -> Option<Value> {
     if managed.is_empty() {
         return None;
     }
-    let mut entries: Vec<(&ManagerId, &Entry)> = managed.iter().collect();
-    entries.sort_by(|(a, ea), (b, eb)| {
-        a.operation
-            .cmp(&b.operation)
-            .then_with(|| seconds(ea.time.as_deref()).cmp(&seconds(eb.time.as_deref())))
-            .then_with(|| a.manager.cmp(&b.manager))
-            .then_with(|| ea.api_version.cmp(&eb.api_version))
-            .then_with(|| a.subresource.cmp(&b.subresource))
-    });
-    let list = entries
-        .into_iter()
+    let mut list: Vec<Value> = managed
+        .iter()
         .map(|(id, e)| {
             let mut m = Map::new();
             if !id.manager.is_empty() {
@@ -163,6 +154,7 @@ pub(crate) fn encode(managed: &Managed) -> Option<Value> {
             Value::Object(m)
         })
         .collect();
+    list.sort_by(keelson_apimachinery::managedfields::entry_order);
     Some(Value::Array(list))
 }
 

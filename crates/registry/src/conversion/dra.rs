@@ -24,8 +24,9 @@ const EXACT_FIELDS: &[&str] = &[
     "capacity",
 ];
 
-/// A `v1beta1` object of `kind` in `v1`'s shape.
-pub(super) fn v1beta1_to_v1(kind: &str, object: &mut Value) {
+/// A `v1beta1` object of `kind` in `v1`'s shape (also the shape
+/// admission validates, kube's internal one).
+pub fn v1beta1_to_v1(kind: &str, object: &mut Value) {
     for requests in device_requests(kind, object) {
         for r in requests.iter_mut().filter_map(Value::as_object_mut) {
             request_to_v1(r);

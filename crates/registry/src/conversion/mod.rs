@@ -16,7 +16,7 @@
 //!
 //! The functions work on JSON values and know nothing of HTTP or storage.
 
-mod dra;
+pub mod dra;
 mod hpa;
 
 use serde_json::Value;

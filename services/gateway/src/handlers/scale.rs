@@ -203,22 +203,13 @@ fn check_scale(scale: &Value) -> ApiResult<()> {
 /// The managedFields of the workload `obj` as the Scale sees them (kube's
 /// `ScaleHandler` over the workload's version and replicas path).
 fn scale_handler(cx: &Ctx<'_>, obj: &Value) -> ApiResult<ScaleHandler> {
-    let api_version = meta_str_top(obj, "apiVersion");
-    let api_version = if api_version.is_empty() {
-        cx.info.api_version()
-    } else {
-        api_version
+    let api_version = match obj.get("apiVersion").and_then(Value::as_str) {
+        Some(v) if !v.is_empty() => v.to_string(),
+        _ => cx.info.api_version(),
     };
     let path = pointer_path(&paths(cx)?.spec_replicas);
     let mappings = ReplicasPaths::from([(api_version.clone(), Some(path))]);
     Ok(ScaleHandler::new(obj, &api_version, mappings))
-}
-
-fn meta_str_top(obj: &Value, field: &str) -> String {
-    obj.get(field)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// The workload's Scale with the managedFields its writes are recorded

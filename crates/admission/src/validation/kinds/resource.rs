@@ -87,57 +87,12 @@ fn spec(obj: &Value) -> &Value {
         .unwrap_or(&Value::Null)
 }
 
-/// The object in `v1`'s shape: `v1beta1` requests move their flat fields
-/// under `exactly` (unless `firstAvailable` is set) and slice devices lose
-/// their `basic` wrapper; other versions are returned as they are.
+/// The object in `v1`'s shape (the registry's conversion of a `v1beta1`
+/// object; other versions are returned as they are).
 fn as_v1(kind: &str, obj: &Value) -> Value {
     let mut obj = obj.clone();
-    if str_of(&obj, "apiVersion") != "resource.k8s.io/v1beta1" {
-        return obj;
-    }
-    const FLAT: &[&str] = &[
-        "deviceClassName",
-        "selectors",
-        "allocationMode",
-        "count",
-        "adminAccess",
-        "tolerations",
-    ];
-    let requests = match kind {
-        "ResourceClaim" => obj.pointer_mut("/spec/devices/requests"),
-        "ResourceClaimTemplate" => obj.pointer_mut("/spec/spec/devices/requests"),
-        "ResourceSlice" => {
-            for d in obj
-                .pointer_mut("/spec/devices")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(m) = d.as_object_mut() {
-                    if let Some(Value::Object(basic)) = m.remove("basic") {
-                        m.extend(basic);
-                    }
-                }
-            }
-            None
-        }
-        _ => None,
-    };
-    for r in requests.and_then(Value::as_array_mut).into_iter().flatten() {
-        let Some(m) = r.as_object_mut() else { continue };
-        let has_first = m
-            .get("firstAvailable")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty());
-        let mut exactly = Map::new();
-        for f in FLAT {
-            if let Some(v) = m.remove(*f) {
-                exactly.insert((*f).to_string(), v);
-            }
-        }
-        if !has_first {
-            m.insert("exactly".into(), Value::Object(exactly));
-        }
+    if str_of(&obj, "apiVersion") == "resource.k8s.io/v1beta1" {
+        keelson_registry::conversion::dra::v1beta1_to_v1(kind, &mut obj);
     }
     obj
 }
