@@ -46,6 +46,7 @@ pub fn validate_kind_on_create(group: &str, kind: &str, obj: &Value) -> Vec<Fiel
         op: Operation::Create,
         subresource: "",
         old: None,
+        allow_privileged: true,
     };
     validation::validate_kind(group, kind, write, obj)
 }
@@ -420,6 +421,7 @@ impl LocalAdmission {
                     op: req.operation,
                     subresource: &req.subresource,
                     old: req.old_object.as_ref(),
+                    allow_privileged: self.plugins.config().allow_privileged,
                 };
                 errs.extend(validation::validate_kind(group, kind, write, &object));
                 // The strategy's WarningsOnCreate/OnUpdate, sent only when

@@ -16,6 +16,20 @@ pub(super) fn pod(obj: &mut Value, op: Operation, subresource: &str) {
     };
     pod_spec(spec, true);
     or_set(spec, "enableServiceLinks", true);
+    // `defaultHostNetworkPorts`: a host-network Pod's ports listen on the
+    // host at their container port.
+    if spec.get("hostNetwork").and_then(Value::as_bool) == Some(true) {
+        for list in ["containers", "initContainers"] {
+            for c in each(spec, list) {
+                for p in each(c, "ports") {
+                    let unset = p.get("hostPort").and_then(Value::as_i64).unwrap_or(0) == 0;
+                    if let Some(cp) = p.get("containerPort").cloned().filter(|_| unset) {
+                        p.insert("hostPort".into(), cp);
+                    }
+                }
+            }
+        }
+    }
     for list in ["containers", "initContainers"] {
         for c in each(spec, list) {
             requests_from_limits(c);

@@ -130,6 +130,10 @@ pub struct PluginConfig {
     pub unreachable_toleration_seconds: i64,
     /// PodSecurity's defaults and exemptions.
     pub pod_security: PodSecurityConfig,
+    /// kube-apiserver's `--allow-privileged`: whether containers may set
+    /// `securityContext.privileged` (and pods run hostProcess
+    /// containers). `true` by default, as kubeadm, kind and envtest run.
+    pub allow_privileged: bool,
 }
 
 impl Default for PluginConfig {
@@ -141,6 +145,7 @@ impl Default for PluginConfig {
             not_ready_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             unreachable_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfig::default(),
+            allow_privileged: true,
         }
     }
 }

@@ -116,7 +116,7 @@ async fn a_privileged_pod_in_a_baseline_namespace_is_refused() {
     let spec = json!({"hostNetwork": true, "hostPID": true,
         "initContainers": [{"name": "init", "image": "busybox",
             "securityContext": {"privileged": true, "capabilities": {"add": ["SYS_ADMIN", "NET_RAW", "CHOWN"]}}}],
-        "containers": [{"name": "b", "image": "nginx", "ports": [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81, "hostPort": 443}],
+        "containers": [{"name": "b", "image": "nginx", "ports": [{"containerPort": 8080, "hostPort": 8080}, {"containerPort": 443, "hostPort": 443}],
             "securityContext": {"privileged": true}}],
         "volumes": [{"name": "root", "hostPath": {"path": "/"}}]});
     let e = admit_pod(&adm, "base", "many", spec).await.unwrap_err();

@@ -117,6 +117,14 @@ pub async fn admission() -> LocalAdmission {
 
 /// [`admission`] over `store` (namespaces `default` and `doomed` added).
 pub async fn admission_over(store: Arc<MemStore>) -> LocalAdmission {
+    admission_with(store, keelson_admission::PluginConfig::default()).await
+}
+
+/// [`admission_over`] with the admission configuration `plugins`.
+pub async fn admission_with(
+    store: Arc<MemStore>,
+    plugins: keelson_admission::PluginConfig,
+) -> LocalAdmission {
     let ns = GroupResource::new("", "namespaces");
     for (name, phase) in [("default", "Active"), ("doomed", "Terminating")] {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace",
@@ -142,7 +150,7 @@ pub async fn admission_over(store: Arc<MemStore>) -> LocalAdmission {
         )
         .await
         .unwrap();
-    LocalAdmission::new(store, keelson_registry::Catalog::builtin())
+    LocalAdmission::with_plugins(store, keelson_registry::Catalog::builtin(), plugins)
 }
 
 /// A create request for `object` of `group`/`resource` in `namespace`.

@@ -490,6 +490,7 @@ const CREATE: Write<'static> = Write {
     op: Operation::Create,
     subresource: "",
     old: None,
+    allow_privileged: true,
 };
 
 /// The handwritten errors of an RC create, and the combined result.

@@ -1,6 +1,7 @@
 //! Pod, PodTemplate, ReplicationController and the pod spec (`pkg/apis/core/validation`: `ValidatePod*`, `ValidatePodSpec`, `ValidatePodTemplateSpec`, containers, volumes, probes, ...).
 
 mod container;
+mod security;
 
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
@@ -10,7 +11,13 @@ use super::{Path, Write};
 
 /// Options of one pod spec validation (kube's `PodValidationOptions`).
 #[derive(Clone, Copy, Default)]
-pub(crate) struct PodOpts {}
+pub(crate) struct PodOpts {
+    /// The spec is a Pod's, not a template's (`ResourceIsPod`).
+    pub resource_is_pod: bool,
+    /// `seLinuxChangePolicy: MountOption` is allowed (the stored pod has a
+    /// policy; the `SELinuxMount` gate is off in 1.34).
+    pub any_selinux_change_policy: bool,
+}
 
 /// The errors of one object of this group's `kind`; none for kinds
 /// without rules yet.
@@ -40,18 +47,27 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         };
     }
     let spec = obj.get("spec").unwrap_or(&Value::Null);
+    let opts = PodOpts {
+        resource_is_pod: true,
+        any_selinux_change_policy: w
+            .old()
+            .and_then(|o| o.pointer("/spec/securityContext/seLinuxChangePolicy"))
+            .is_some_and(|v| !v.is_null()),
+    };
     if let Some(old) = w.old() {
         if !w.subresource.is_empty() {
             return Vec::new();
         }
-        let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default());
+        let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, opts);
         errs.extend(validate_pod_update(
             spec,
             old.get("spec").unwrap_or(&Value::Null),
         ));
         return errs;
     }
-    validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default())
+    let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, opts);
+    errs.extend(security::pod_create_annotations(obj));
+    errs
 }
 
 /// kube's `ValidatePodTemplateSpec` at `path` (`spec.template`): the
@@ -94,18 +110,25 @@ pub(crate) fn validate_pod_spec(
     w: Write<'_>,
     opts: PodOpts,
 ) -> Vec<FieldError> {
-    let _ = (w, opts);
+    let sec = security::ContainerCtx::of(spec, w.allow_privileged);
     let (vols, mut errs) = validate_volumes(list_of(spec, "volumes"), &path.child("volumes"));
     errs.extend(container::validate_containers(
         list_of(spec, "containers"),
         &vols,
         &path.child("containers"),
+        sec,
     ));
     errs.extend(container::validate_init_containers(
         list_of(spec, "initContainers"),
         list_of(spec, "containers"),
         &vols,
         &path.child("initContainers"),
+        sec,
+    ));
+    errs.extend(security::host_network_deps(
+        spec,
+        path,
+        opts.resource_is_pod,
     ));
     errs.extend(one_of(
         spec.get("restartPolicy"),
@@ -121,10 +144,21 @@ pub(crate) fn validate_pod_spec(
         obj_of(spec, "nodeSelector"),
         &path.child("nodeSelector"),
     ));
+    errs.extend(security::pod_security_context(
+        spec,
+        path,
+        opts.any_selinux_change_policy,
+    ));
     errs.extend(validate_topology_spread(
         list_of(spec, "topologySpreadConstraints"),
         &path.child("topologySpreadConstraints"),
     ));
+    errs.extend(security::windows_host_process_pod(
+        spec,
+        path,
+        w.allow_privileged,
+    ));
+    errs.extend(security::host_users(spec, path));
     let sa = str_of(spec, "serviceAccountName");
     if !sa.is_empty() {
         errs.extend(super::util::dns1123_subdomain(
@@ -158,6 +192,7 @@ pub(crate) fn validate_pod_spec(
         list_of(spec, "tolerations"),
         &path.child("tolerations"),
     ));
+    errs.extend(security::validate_os(spec, path));
     errs
 }
 

@@ -51,6 +51,8 @@ pub(crate) struct Write<'a> {
     pub subresource: &'a str,
     /// The stored object (update only).
     pub old: Option<&'a Value>,
+    /// kube-apiserver's `--allow-privileged`.
+    pub allow_privileged: bool,
 }
 
 impl<'a> Write<'a> {

@@ -12,9 +12,15 @@ use super::super::util::{
 };
 use super::super::Path;
 use super::one_of;
+use super::security::{container_security_context, ContainerCtx};
 
 /// kube's `validateContainers`.
-pub(super) fn validate_containers(cs: &[Value], vols: &[String], path: &Path) -> Vec<FieldError> {
+pub(super) fn validate_containers(
+    cs: &[Value],
+    vols: &[String],
+    path: &Path,
+    sec: ContainerCtx,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if cs.is_empty() {
         errs.push(FieldError::required(path.as_str(), ""));
@@ -22,7 +28,7 @@ pub(super) fn validate_containers(cs: &[Value], vols: &[String], path: &Path) ->
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in cs.iter().enumerate() {
         let p = path.index(i);
-        errs.extend(container_common(c, vols, &p));
+        errs.extend(container_common(c, vols, &p, sec));
         let name = str_of(c, "name");
         if names.contains(&name) {
             errs.push(duplicate(&p.child("name"), name));
@@ -76,12 +82,13 @@ pub(super) fn validate_init_containers(
     others: &[Value],
     vols: &[String],
     path: &Path,
+    sec: ContainerCtx,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut names: Vec<&str> = others.iter().map(|c| str_of(c, "name")).collect();
     for (i, c) in cs.iter().enumerate() {
         let p = path.index(i);
-        errs.extend(container_common(c, vols, &p));
+        errs.extend(container_common(c, vols, &p, sec));
         let mut always = false;
         if let Some(rp) = c.get("restartPolicy").filter(|v| !v.is_null()) {
             let rp = rp.as_str().unwrap_or("");
@@ -123,7 +130,7 @@ pub(super) fn validate_init_containers(
     errs
 }
 
-fn container_common(c: &Value, vols: &[String], p: &Path) -> Vec<FieldError> {
+fn container_common(c: &Value, vols: &[String], p: &Path, sec: ContainerCtx) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = str_of(c, "name");
     if name.is_empty() {
@@ -155,6 +162,7 @@ fn container_common(c: &Value, vols: &[String], p: &Path) -> Vec<FieldError> {
         c.get("resources").unwrap_or(&Value::Null),
         &p.child("resources"),
     ));
+    errs.extend(container_security_context(c, p, sec));
     errs
 }
 
