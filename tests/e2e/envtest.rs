@@ -302,6 +302,59 @@ fn envtest_start_sequence_with_etcd_standin() {
     assert!(!p.dir.path().join("keelson-data/store").exists());
 }
 
+const PRIVILEGED_POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: priv\nspec:\n  containers:\n  - name: c\n    image: busybox\n    securityContext:\n      privileged: true\n";
+
+/// kube-apiserver's `--allow-privileged`: envtest passes `true` and a
+/// privileged container is created; without the flag kube-apiserver's
+/// default (`false`) refuses it with kube's 422.
+#[test]
+fn allow_privileged_is_kube_apiservers_flag() {
+    for (allow, want) in [(true, Ok(())), (false, Err(()))] {
+        let p = prepare();
+        let mut args = vec!["kube-apiserver".to_string()];
+        args.extend(
+            envtest_args(&p, "")
+                .into_iter()
+                .filter(|a| !a.starts_with("--etcd-servers"))
+                .filter(|a| allow || !a.starts_with("--allow-privileged")),
+        );
+        let mut api = spawn(Path::new(KEELSON), &args);
+        wait_healthz(&p, &mut api);
+        let mut child = Command::new(kubectl_on_path())
+            .arg(format!("--kubeconfig={}", p.kubeconfig.display()))
+            .args(["create", "-f", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kubectl");
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(PRIVILEGED_POD.as_bytes())
+            .expect("write");
+        let out = child.wait_with_output().expect("kubectl");
+        match want {
+            Ok(()) => {
+                assert!(out.status.success(), "{out:?}");
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stdout).trim(),
+                    "pod/priv created"
+                );
+            }
+            Err(()) => {
+                assert!(!out.status.success(), "{out:?}");
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stderr).trim(),
+                    "The Pod \"priv\" is invalid: spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy"
+                );
+            }
+        }
+    }
+}
+
 /// `KUBEBUILDER_ASSETS` laid out by `keelson envtest-assets`, used the way
 /// envtest uses it: `$DIR/etcd`, `$DIR/kube-apiserver`, `$DIR/kubectl`.
 #[test]

@@ -13,6 +13,7 @@
 //! | `--disable-admission-plugins A,B` | `KEELSON_DISABLE_ADMISSION_PLUGINS` | `disable-admission-plugins` | none |
 //! | `--default-not-ready-toleration-seconds N` | `KEELSON_DEFAULT_NOT_READY_TOLERATION_SECONDS` | `default-not-ready-toleration-seconds` | `300` |
 //! | `--default-unreachable-toleration-seconds N` | `KEELSON_DEFAULT_UNREACHABLE_TOLERATION_SECONDS` | `default-unreachable-toleration-seconds` | `300` |
+//! | `--allow-privileged[=BOOL]` (containers may set `securityContext.privileged`) | `KEELSON_ALLOW_PRIVILEGED` | `allow-privileged` | `true` (kubeadm's and kind's setting; kube-apiserver's own default is `false`) |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! The optional `--config` file is TOML whose keys are the flag names.
@@ -96,6 +97,17 @@ pub struct AdmissionPluginFlags {
         value_name = "SECONDS"
     )]
     pub default_unreachable_toleration_seconds: Option<i64>,
+    /// Whether containers may run privileged (kube-apiserver's
+    /// `--allow-privileged`) [default: true]
+    #[arg(
+        long,
+        env = "KEELSON_ALLOW_PRIVILEGED",
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true"
+    )]
+    pub allow_privileged: Option<bool>,
 }
 
 impl AdmissionPluginFlags {
@@ -118,6 +130,7 @@ impl AdmissionPluginFlags {
         if let Some(s) = self.default_unreachable_toleration_seconds {
             config.unreachable_toleration_seconds = s;
         }
+        config.allow_privileged = self.allow_privileged.unwrap_or(true);
         Ok(config)
     }
 }

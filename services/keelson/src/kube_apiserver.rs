@@ -52,6 +52,7 @@ const PASSED: &[&str] = &[
     "disable-admission-plugins",
     "default-not-ready-toleration-seconds",
     "default-unreachable-toleration-seconds",
+    "allow-privileged",
 ];
 
 /// Flags Keelson reads itself in this mode.
@@ -69,7 +70,6 @@ const IGNORED: &[&str] = &[
     "admission-control-config-file",
     "aggregator-reject-forwarding-redirect",
     "allow-metric-labels",
-    "allow-privileged",
     "api-audiences-file",
     "apiserver-count",
     "audit-log-batch-max-size",
@@ -298,6 +298,15 @@ impl KubeArgs {
         let data_dir = cert_dir.join("keelson-data");
         self.keelson
             .push(format!("--data-dir={}", data_dir.display()));
+        // kube-apiserver's `--allow-privileged` is off unless given
+        // (plain `keelson` allows, as kubeadm and kind clusters run).
+        if !self
+            .keelson
+            .iter()
+            .any(|a| a.starts_with("--allow-privileged="))
+        {
+            self.keelson.push("--allow-privileged=false".into());
+        }
         if !self.tls_given {
             let (crt, key) = (
                 cert_dir.join("apiserver.crt"),
@@ -419,15 +428,15 @@ mod tests {
         .unwrap();
         assert_eq!(
             k.keelson,
-            args(&["--secure-port=6443", "--authorization-mode=RBAC"])
+            args(&[
+                "--allow-privileged=true",
+                "--secure-port=6443",
+                "--authorization-mode=RBAC"
+            ])
         );
         assert_eq!(
             k.ignored,
-            args(&[
-                "allow-privileged",
-                "authorization-mode=Node",
-                "service-cluster-ip-range"
-            ])
+            args(&["authorization-mode=Node", "service-cluster-ip-range"])
         );
     }
 }
