@@ -1,6 +1,8 @@
 //! Pod, PodTemplate, ReplicationController and the pod spec (`pkg/apis/core/validation`: `ValidatePod*`, `ValidatePodSpec`, `ValidatePodTemplateSpec`, containers, volumes, probes, ...).
 
 mod container;
+mod container_extra;
+mod scheduling;
 
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
@@ -51,7 +53,9 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         ));
         return errs;
     }
-    validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default())
+    let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, PodOpts::default());
+    errs.extend(scheduling::pod_create(spec));
+    errs
 }
 
 /// kube's `ValidatePodTemplateSpec` at `path` (`spec.template`): the
@@ -84,6 +88,7 @@ pub(crate) fn validate_pod_template_spec(
         w,
         PodOpts::default(),
     ));
+    errs.extend(scheduling::template_ephemeral(spec, &path.child("spec")));
     errs
 }
 
@@ -96,17 +101,21 @@ pub(crate) fn validate_pod_spec(
 ) -> Vec<FieldError> {
     let _ = (w, opts);
     let (vols, mut errs) = validate_volumes(list_of(spec, "volumes"), &path.child("volumes"));
+    let ctx = container_extra::SpecCtx::of(spec);
     errs.extend(container::validate_containers(
         list_of(spec, "containers"),
         &vols,
+        &ctx,
         &path.child("containers"),
     ));
     errs.extend(container::validate_init_containers(
         list_of(spec, "initContainers"),
         list_of(spec, "containers"),
         &vols,
+        &ctx,
         &path.child("initContainers"),
     ));
+    errs.extend(scheduling::after_init_containers(spec, &vols, &ctx, path));
     errs.extend(one_of(
         spec.get("restartPolicy"),
         &path.child("restartPolicy"),
@@ -121,6 +130,7 @@ pub(crate) fn validate_pod_spec(
         obj_of(spec, "nodeSelector"),
         &path.child("nodeSelector"),
     ));
+    errs.extend(scheduling::affinity_to_gates(spec, path));
     errs.extend(validate_topology_spread(
         list_of(spec, "topologySpreadConstraints"),
         &path.child("topologySpreadConstraints"),
@@ -158,6 +168,7 @@ pub(crate) fn validate_pod_spec(
         list_of(spec, "tolerations"),
         &path.child("tolerations"),
     ));
+    errs.extend(scheduling::after_tolerations(spec, path));
     errs
 }
 
