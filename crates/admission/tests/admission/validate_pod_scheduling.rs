@@ -205,6 +205,25 @@ async fn pod_level_resources() {
     );
 }
 
+/// kube's `AggregateContainerRequests`: sidecars add up with the regular
+/// containers, an init container runs beside the sidecars started before it.
+#[tokio::test]
+async fn pod_level_requests_cover_the_containers() {
+    let msg = pod_message(json!({
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
+        "initContainers": [
+            {"name": "proxy", "image": "envoy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "200m"}}},
+            {"name": "migrate", "image": "tool", "resources": {"requests": {"cpu": "1"}}}
+        ],
+        "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "300m", "memory": "512Mi"}}}]
+    }))
+    .await;
+    assert_eq!(
+        msg,
+        "Pod \"p\" is invalid: spec.resources.requests[cpu]: Invalid value: \"1\": must be greater than or equal to aggregate container requests of 1200m"
+    );
+}
+
 #[tokio::test]
 async fn ephemeral_containers_on_create_and_in_templates() {
     let msg = pod_message(spec_with(json!({"ephemeralContainers": [

@@ -2,6 +2,7 @@
 
 mod container;
 mod container_extra;
+mod pod_resources;
 mod scheduling;
 
 use keelson_apimachinery::FieldError;

@@ -471,7 +471,8 @@ pub(crate) fn canonical(v: &Value) -> String {
     }
 }
 
-fn quantity(v: &Value) -> Option<Quantity> {
+/// `v` parsed as a quantity.
+pub(super) fn quantity(v: &Value) -> Option<Quantity> {
     match v {
         Value::String(s) => Quantity::parse(s),
         other => Quantity::parse(&other.to_string()),
@@ -501,7 +502,8 @@ fn huge_page_value(name: &str, v: &Value, path: &Path) -> Option<FieldError> {
     })
 }
 
-fn sorted(m: Option<&Map<String, Value>>) -> Vec<(&String, &Value)> {
+/// A resource list's entries in name order.
+pub(super) fn sorted(m: Option<&Map<String, Value>>) -> Vec<(&String, &Value)> {
     let mut v: Vec<(&String, &Value)> = m.into_iter().flatten().collect();
     v.sort_by(|a, b| a.0.cmp(b.0));
     v
@@ -576,50 +578,6 @@ pub(crate) fn resources(r: &Value, names: Names, path: &Path) -> Vec<FieldError>
             path.as_str(),
             "HugePages require cpu or memory",
         ));
-    }
-    errs
-}
-
-/// kube's `validatePodResources` (PodLevelResources, beta and on in 1.34):
-/// names, quantities, `claims` forbidden, and each container's limit within
-/// the pod's limit.
-pub(super) fn pod_resources(spec: &Value, path: &Path) -> Vec<FieldError> {
-    let Some(r) = spec.get("resources").filter(|v| v.is_object()) else {
-        return Vec::new();
-    };
-    let mut errs = Vec::new();
-    if set(r, "claims") {
-        errs.push(FieldError::forbidden(
-            path.child("claims").as_str(),
-            "claims cannot be set for Resources at pod-level",
-        ));
-    }
-    errs.extend(resources(r, Names::Pod, path));
-    let pod_limits = obj_of(r, "limits");
-    for (i, c) in list_of(spec, "containers").iter().enumerate() {
-        let limits = c.get("resources").and_then(|r| obj_of(r, "limits"));
-        for (k, v) in sorted(limits) {
-            let Some(pl) = pod_limits.and_then(|l| l.get(k)) else {
-                continue;
-            };
-            if quantity(v)
-                .zip(quantity(pl))
-                .is_some_and(|(a, b)| a.cmp_to(&b).is_gt())
-            {
-                errs.push(FieldError::invalid(
-                    path.child("containers")
-                        .index(i)
-                        .key(k)
-                        .child("limits")
-                        .as_str(),
-                    canonical(v).as_str(),
-                    &format!(
-                        "must be less than or equal to pod limits of {}",
-                        canonical(pl)
-                    ),
-                ));
-            }
-        }
     }
     errs
 }

@@ -30,7 +30,10 @@ pub(super) fn after_init_containers(
     path: &Path,
 ) -> Vec<FieldError> {
     let mut errs = extra::ephemeral_containers(spec, vols, ctx, &path.child("ephemeralContainers"));
-    errs.extend(extra::pod_resources(spec, &path.child("resources")));
+    errs.extend(super::pod_resources::pod_resources(
+        spec,
+        &path.child("resources"),
+    ));
     errs
 }
 
