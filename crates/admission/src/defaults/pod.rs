@@ -191,6 +191,11 @@ fn pod_spec(spec: &mut Map<String, Value>, restart_always: bool) {
     for c in each(spec, "containers") {
         container(c);
     }
+    // `SetDefaults_EphemeralContainer`: an ephemeral container gets a
+    // container's defaults.
+    for c in each(spec, "ephemeralContainers") {
+        container(c);
+    }
     for v in each(spec, "volumes") {
         volume(v);
     }

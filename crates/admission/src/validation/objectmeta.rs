@@ -25,7 +25,7 @@ fn str_field<'a>(meta: &'a Map<String, Value>, key: &str) -> &'a str {
 }
 
 /// kube's `maskTrailingDash`: `name[:len-2] + "a"` (it drops two bytes).
-fn mask_trailing_dash(name: &str) -> String {
+pub(crate) fn mask_trailing_dash(name: &str) -> String {
     if name.len() > 1 && name.ends_with('-') {
         let cut = name.len().saturating_sub(2);
         match name.get(..cut) {

@@ -15,6 +15,7 @@ mod validate;
 mod validate_custom;
 mod validate_kinds;
 mod validate_pod;
+mod validate_pod_scheduling;
 mod validate_pod_security;
 mod validate_resource;
 mod validate_updates;

@@ -1,6 +1,9 @@
 //! Pod, PodTemplate, ReplicationController and the pod spec (`pkg/apis/core/validation`: `ValidatePod*`, `ValidatePodSpec`, `ValidatePodTemplateSpec`, containers, volumes, probes, ...).
 
 mod container;
+mod container_extra;
+mod pod_resources;
+mod scheduling;
 mod security;
 
 use keelson_apimachinery::FieldError;
@@ -66,6 +69,7 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         return errs;
     }
     let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, opts);
+    errs.extend(scheduling::pod_create(spec));
     errs.extend(security::pod_create_annotations(obj));
     errs
 }
@@ -100,6 +104,7 @@ pub(crate) fn validate_pod_template_spec(
         w,
         PodOpts::default(),
     ));
+    errs.extend(scheduling::template_ephemeral(spec, &path.child("spec")));
     errs
 }
 
@@ -110,26 +115,27 @@ pub(crate) fn validate_pod_spec(
     w: Write<'_>,
     opts: PodOpts,
 ) -> Vec<FieldError> {
-    let sec = security::ContainerCtx::of(spec, w.allow_privileged);
     let (vols, mut errs) = validate_volumes(list_of(spec, "volumes"), &path.child("volumes"));
+    let ctx = container_extra::SpecCtx::of(spec, w.allow_privileged);
     errs.extend(container::validate_containers(
         list_of(spec, "containers"),
         &vols,
+        &ctx,
         &path.child("containers"),
-        sec,
     ));
     errs.extend(container::validate_init_containers(
         list_of(spec, "initContainers"),
         list_of(spec, "containers"),
         &vols,
+        &ctx,
         &path.child("initContainers"),
-        sec,
     ));
     errs.extend(security::host_network_deps(
         spec,
         path,
         opts.resource_is_pod,
     ));
+    errs.extend(scheduling::after_init_containers(spec, &vols, &ctx, path));
     errs.extend(one_of(
         spec.get("restartPolicy"),
         &path.child("restartPolicy"),
@@ -149,6 +155,7 @@ pub(crate) fn validate_pod_spec(
         path,
         opts.any_selinux_change_policy,
     ));
+    errs.extend(scheduling::affinity_to_gates(spec, path));
     errs.extend(validate_topology_spread(
         list_of(spec, "topologySpreadConstraints"),
         &path.child("topologySpreadConstraints"),
@@ -192,6 +199,7 @@ pub(crate) fn validate_pod_spec(
         list_of(spec, "tolerations"),
         &path.child("tolerations"),
     ));
+    errs.extend(scheduling::after_tolerations(spec, path));
     errs.extend(security::validate_os(spec, path));
     errs
 }

@@ -3,23 +3,23 @@
 //! volume mounts, resources, probes).
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
-use keelson_cel::library::quantity::Quantity;
 use serde_json::Value;
 
 use super::super::util::{
-    config_map_key_errors, dns1123_label, duplicate, int_of, list_of, nonnegative, obj_of,
+    config_map_key_errors, dns1123_label, duplicate, int_of, list_of, nonnegative,
     port_name_errors, port_num, port_num_or_name, str_of,
 };
 use super::super::Path;
+use super::container_extra::{self as extra, SpecCtx};
 use super::one_of;
-use super::security::{container_security_context, ContainerCtx};
+use super::security::container_security_context;
 
 /// kube's `validateContainers`.
 pub(super) fn validate_containers(
     cs: &[Value],
     vols: &[String],
+    ctx: &SpecCtx<'_>,
     path: &Path,
-    sec: ContainerCtx,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if cs.is_empty() {
@@ -28,13 +28,14 @@ pub(super) fn validate_containers(
     let mut names: Vec<&str> = Vec::new();
     for (i, c) in cs.iter().enumerate() {
         let p = path.index(i);
-        errs.extend(container_common(c, vols, &p, sec));
+        errs.extend(container_common(c, vols, ctx, &p));
         let name = str_of(c, "name");
         if names.contains(&name) {
             errs.push(duplicate(&p.child("name"), name));
         } else {
             names.push(name);
         }
+        errs.extend(extra::lifecycle(c, ctx, &p));
         errs.extend(probes(c, &p));
         if c.get("restartPolicy").is_some_and(|v| !v.is_null()) {
             errs.push(FieldError::forbidden(
@@ -81,14 +82,14 @@ pub(super) fn validate_init_containers(
     cs: &[Value],
     others: &[Value],
     vols: &[String],
+    ctx: &SpecCtx<'_>,
     path: &Path,
-    sec: ContainerCtx,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut names: Vec<&str> = others.iter().map(|c| str_of(c, "name")).collect();
     for (i, c) in cs.iter().enumerate() {
         let p = path.index(i);
-        errs.extend(container_common(c, vols, &p, sec));
+        errs.extend(container_common(c, vols, ctx, &p));
         let mut always = false;
         if let Some(rp) = c.get("restartPolicy").filter(|v| !v.is_null()) {
             let rp = rp.as_str().unwrap_or("");
@@ -110,6 +111,7 @@ pub(super) fn validate_init_containers(
         // kube checks each init container alone, as a one-element list (index 0).
         errs.extend(host_port_conflicts(std::iter::once((0, c)), path));
         if always {
+            errs.extend(extra::lifecycle(c, ctx, &p));
             errs.extend(probes(c, &p));
         } else {
             for key in [
@@ -130,7 +132,13 @@ pub(super) fn validate_init_containers(
     errs
 }
 
-fn container_common(c: &Value, vols: &[String], p: &Path, sec: ContainerCtx) -> Vec<FieldError> {
+/// kube's `validateContainerCommon` (regular, init and ephemeral containers).
+pub(super) fn container_common(
+    c: &Value,
+    vols: &[String],
+    ctx: &SpecCtx<'_>,
+    p: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = str_of(c, "name");
     if name.is_empty() {
@@ -148,21 +156,26 @@ fn container_common(c: &Value, vols: &[String], p: &Path, sec: ContainerCtx) -> 
     ));
     errs.extend(ports(list_of(c, "ports"), &p.child("ports")));
     errs.extend(env(list_of(c, "env"), &p.child("env")));
-    errs.extend(mounts(
-        list_of(c, "volumeMounts"),
+    errs.extend(extra::env_from(list_of(c, "envFrom"), &p.child("envFrom")));
+    errs.extend(mounts(c, vols, &p.child("volumeMounts")));
+    errs.extend(extra::volume_devices(
+        c,
         vols,
-        &p.child("volumeMounts"),
+        ctx,
+        &p.child("volumeDevices"),
     ));
     errs.extend(one_of(
         c.get("imagePullPolicy"),
         &p.child("imagePullPolicy"),
         &["Always", "IfNotPresent", "Never"],
     ));
-    errs.extend(resources(
+    errs.extend(extra::resources(
         c.get("resources").unwrap_or(&Value::Null),
+        extra::Names::Container,
         &p.child("resources"),
     ));
-    errs.extend(container_security_context(c, p, sec));
+    errs.extend(extra::resize_policy(c, ctx, &p.child("resizePolicy")));
+    errs.extend(container_security_context(c, p, ctx.sec));
     errs
 }
 
@@ -201,7 +214,7 @@ fn ports(ports: &[Value], path: &Path) -> Vec<FieldError> {
     errs
 }
 
-const ENV_NAME: &str =
+pub(super) const ENV_NAME: &str =
     "a valid environment variable name must consist only of printable ASCII characters other than '='";
 
 fn env(vars: &[Value], path: &Path) -> Vec<FieldError> {
@@ -283,7 +296,8 @@ fn env(vars: &[Value], path: &Path) -> Vec<FieldError> {
     errs
 }
 
-fn mounts(ms: &[Value], vols: &[String], path: &Path) -> Vec<FieldError> {
+fn mounts(c: &Value, vols: &[String], path: &Path) -> Vec<FieldError> {
+    let ms = list_of(c, "volumeMounts");
     let mut errs = Vec::new();
     let mut points: Vec<&str> = Vec::new();
     for (i, m) in ms.iter().enumerate() {
@@ -312,52 +326,7 @@ fn mounts(ms: &[Value], vols: &[String], path: &Path) -> Vec<FieldError> {
             ));
         }
         points.push(mp);
-    }
-    errs
-}
-
-fn qstr(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn resources(r: &Value, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let (lp, rp) = (path.child("limits"), path.child("requests"));
-    let limits = obj_of(r, "limits");
-    for (k, v) in limits.into_iter().flatten() {
-        if Quantity::parse(&qstr(v)).is_some_and(|q| q.is_negative()) {
-            errs.extend(nonnegative(-1, &lp.key(k)).into_iter().map(|mut e| {
-                e.value = Some(Value::String(qstr(v)));
-                e
-            }));
-        }
-    }
-    let mut reqs: Vec<(&String, &Value)> = obj_of(r, "requests").into_iter().flatten().collect();
-    reqs.sort_by(|a, b| a.0.cmp(b.0));
-    for (k, v) in reqs {
-        let q = qstr(v);
-        if Quantity::parse(&q).is_some_and(|q| q.is_negative()) {
-            errs.push(FieldError::invalid(
-                rp.key(k).as_str(),
-                q.as_str(),
-                "must be greater than or equal to 0",
-            ));
-        }
-        if let Some(l) = limits.and_then(|l| l.get(k)) {
-            let ls = qstr(l);
-            if let (Some(a), Some(b)) = (Quantity::parse(&q), Quantity::parse(&ls)) {
-                if a.cmp_to(&b) == std::cmp::Ordering::Greater {
-                    errs.push(FieldError::invalid(
-                        rp.as_str(),
-                        q.as_str(),
-                        &format!("must be less than or equal to {k} limit of {ls}"),
-                    ));
-                }
-            }
-        }
+        errs.extend(extra::mount_device_conflicts(m, c, &ip));
     }
     errs
 }

@@ -28,7 +28,7 @@ const ID_RANGE: &str = "must be between 0 and 2147483647, inclusive";
 /// What a container's security context is checked against: the pod's
 /// `hostUsers` and the server's `--allow-privileged`.
 #[derive(Clone, Copy)]
-pub(super) struct ContainerCtx {
+pub(crate) struct ContainerCtx {
     pub host_users: bool,
     pub allow_privileged: bool,
 }
@@ -36,7 +36,7 @@ pub(super) struct ContainerCtx {
 impl ContainerCtx {
     /// The context of the containers of `spec` on a server allowing
     /// privileged containers or not.
-    pub(super) fn of(spec: &Value, allow_privileged: bool) -> ContainerCtx {
+    pub(crate) fn of(spec: &Value, allow_privileged: bool) -> ContainerCtx {
         ContainerCtx {
             host_users: spec
                 .get("hostUsers")
