@@ -252,30 +252,6 @@ const STANDARD_QUOTA: &[&str] = &[
     "services.loadbalancers",
 ];
 
-/// kube's `standardResources`.
-const STANDARD_RESOURCES: &[&str] = &[
-    "cpu",
-    "memory",
-    "ephemeral-storage",
-    "requests.cpu",
-    "requests.memory",
-    "requests.ephemeral-storage",
-    "limits.cpu",
-    "limits.memory",
-    "limits.ephemeral-storage",
-    "pods",
-    "resourcequotas",
-    "services",
-    "replicationcontrollers",
-    "secrets",
-    "configmaps",
-    "persistentvolumeclaims",
-    "storage",
-    "requests.storage",
-    "services.nodeports",
-    "services.loadbalancers",
-];
-
 fn is_quota_hugepages(name: &str) -> bool {
     name.starts_with("hugepages-") || name.starts_with("requests.hugepages-")
 }
@@ -286,7 +262,10 @@ fn validate_resource_name(name: &str, path: &Path) -> Vec<FieldError> {
     if !errs.is_empty() {
         return errs;
     }
-    if !name.contains('/') && !STANDARD_RESOURCES.contains(&name) && !is_quota_hugepages(name) {
+    if !name.contains('/')
+        && !super::util::STANDARD_RESOURCES.contains(&name)
+        && !is_quota_hugepages(name)
+    {
         return vec![FieldError::invalid(
             path.as_str(),
             name,

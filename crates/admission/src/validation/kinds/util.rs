@@ -591,3 +591,27 @@ fn is_zero(v: &Value) -> bool {
         _ => false,
     }
 }
+
+/// kube's `standardResources` (`helper.IsStandardResourceName`).
+pub(super) const STANDARD_RESOURCES: &[&str] = &[
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::super::util::{
     config_map_key_errors, dns1123_label, duplicate, int_of, list_of, nonnegative,
-    port_name_errors, port_num, port_num_or_name, str_of,
+    port_name_errors, port_num, str_of,
 };
 use super::super::Path;
 use super::container_extra::{self as extra, SpecCtx};
@@ -374,51 +374,9 @@ fn probes(c: &Value, p: &Path) -> Vec<FieldError> {
     errs
 }
 
+/// A probe's handler (`grpc` is its fourth kind).
 fn handler(h: &Value, p: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let mut n = 0;
-    for key in ["exec", "httpGet", "tcpSocket", "grpc"] {
-        let Some(v) = h.get(key).filter(|v| v.is_object()) else {
-            continue;
-        };
-        let hp = p.child(key);
-        if n > 0 {
-            errs.push(FieldError::forbidden(
-                hp.as_str(),
-                "may not specify more than 1 handler type",
-            ));
-            continue;
-        }
-        n += 1;
-        match key {
-            "exec" => {
-                if list_of(v, "command").is_empty() {
-                    errs.push(FieldError::required(hp.child("command").as_str(), ""));
-                }
-            }
-            "httpGet" => {
-                if str_of(v, "path").is_empty() {
-                    errs.push(FieldError::required(hp.child("path").as_str(), ""));
-                }
-                errs.extend(port_num_or_name(v.get("port"), &hp.child("port")));
-                let scheme = str_of(v, "scheme");
-                if !scheme.is_empty() && scheme != "HTTP" && scheme != "HTTPS" {
-                    errs.push(FieldError::not_supported(
-                        hp.child("scheme").as_str(),
-                        scheme,
-                        &["HTTP", "HTTPS"],
-                    ));
-                }
-            }
-            "tcpSocket" => errs.extend(port_num_or_name(v.get("port"), &hp.child("port"))),
-            _ => errs.extend(port_num(int_of(v, "port").unwrap_or(0), &hp.child("port"))),
-        }
-    }
-    if n == 0 {
-        errs.push(FieldError::required(
-            p.as_str(),
-            "must specify a handler type",
-        ));
-    }
-    errs
+    extra::one_handler(h, p, "grpc", |v, hp| {
+        port_num(int_of(v, "port").unwrap_or(0), &hp.child("port"))
+    })
 }

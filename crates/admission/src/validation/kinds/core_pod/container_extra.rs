@@ -230,9 +230,33 @@ pub(super) fn lifecycle(c: &Value, ctx: &SpecCtx<'_>, path: &Path) -> Vec<FieldE
 /// kube's `validateHandler` of a `LifecycleHandler` (exec, httpGet,
 /// tcpSocket, sleep: one of them).
 fn lifecycle_handler(h: &Value, ctx: &SpecCtx<'_>, p: &Path) -> Vec<FieldError> {
+    one_handler(h, p, "sleep", |v, hp| {
+        let secs = int_of(v, "seconds").unwrap_or(0);
+        match ctx.grace {
+            Some(grace) if secs < 0 || secs > grace => vec![FieldError::invalid(
+                hp.as_str(),
+                secs,
+                &format!(
+                    "must be non-negative and less than terminationGracePeriodSeconds ({grace})"
+                ),
+            )],
+            _ => Vec::new(),
+        }
+    })
+}
+
+/// kube's handler rule shared by probes and lifecycle hooks: exactly one
+/// of `exec`, `httpGet`, `tcpSocket` and `last` (`grpc` for probes,
+/// `sleep` for hooks, checked by `check_last`).
+pub(super) fn one_handler(
+    h: &Value,
+    p: &Path,
+    last: &str,
+    check_last: impl Fn(&Value, &Path) -> Vec<FieldError>,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut n = 0;
-    for key in ["exec", "httpGet", "tcpSocket", "sleep"] {
+    for key in ["exec", "httpGet", "tcpSocket", last] {
         let Some(v) = h.get(key).filter(|v| v.is_object()) else {
             continue;
         };
@@ -256,18 +280,7 @@ fn lifecycle_handler(h: &Value, ctx: &SpecCtx<'_>, p: &Path) -> Vec<FieldError> 
                 v.get("port"),
                 &hp.child("port"),
             )),
-            _ => {
-                let secs = int_of(v, "seconds").unwrap_or(0);
-                if let Some(grace) = ctx.grace {
-                    if secs < 0 || secs > grace {
-                        errs.push(FieldError::invalid(
-                            hp.as_str(),
-                            secs,
-                            &format!("must be non-negative and less than terminationGracePeriodSeconds ({grace})"),
-                        ));
-                    }
-                }
-            }
+            _ => errs.extend(check_last(v, &hp)),
         }
     }
     if n == 0 {
@@ -361,30 +374,6 @@ pub(crate) enum Names {
     Pod,
 }
 
-/// The standard resource names (`helper.IsStandardResourceName`).
-const STANDARD: &[&str] = &[
-    "cpu",
-    "memory",
-    "ephemeral-storage",
-    "requests.cpu",
-    "requests.memory",
-    "requests.ephemeral-storage",
-    "limits.cpu",
-    "limits.memory",
-    "limits.ephemeral-storage",
-    "pods",
-    "services",
-    "replicationcontrollers",
-    "resourcequotas",
-    "secrets",
-    "persistentvolumeclaims",
-    "configmaps",
-    "storage",
-    "requests.storage",
-    "services.nodeports",
-    "services.loadbalancers",
-];
-
 fn is_huge_pages(name: &str) -> bool {
     name.starts_with("hugepages-")
 }
@@ -408,8 +397,9 @@ fn resource_name(name: &str, path: &Path) -> Vec<FieldError> {
     if !errs.is_empty() {
         return errs;
     }
-    let standard =
-        STANDARD.contains(&name) || is_huge_pages(name) || name.starts_with("requests.hugepages-");
+    let standard = super::super::util::STANDARD_RESOURCES.contains(&name)
+        || is_huge_pages(name)
+        || name.starts_with("requests.hugepages-");
     if !name.contains('/') && !standard {
         return vec![bare(
             FieldErrorKind::Invalid,
