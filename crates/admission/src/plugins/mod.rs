@@ -130,6 +130,8 @@ pub struct PluginConfig {
     pub unreachable_toleration_seconds: i64,
     /// PodSecurity's defaults and exemptions.
     pub pod_security: PodSecurityConfig,
+    /// ResourceQuota's `limitedResources`.
+    pub resource_quota: crate::quota::ResourceQuotaConfig,
 }
 
 impl Default for PluginConfig {
@@ -141,6 +143,7 @@ impl Default for PluginConfig {
             not_ready_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             unreachable_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfig::default(),
+            resource_quota: crate::quota::ResourceQuotaConfig::default(),
         }
     }
 }
