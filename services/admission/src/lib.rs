@@ -13,6 +13,7 @@
 //! | `--disable-admission-plugins A,B` | `KEELSON_DISABLE_ADMISSION_PLUGINS` | `disable-admission-plugins` | none |
 //! | `--default-not-ready-toleration-seconds N` | `KEELSON_DEFAULT_NOT_READY_TOLERATION_SECONDS` | `default-not-ready-toleration-seconds` | `300` |
 //! | `--default-unreachable-toleration-seconds N` | `KEELSON_DEFAULT_UNREACHABLE_TOLERATION_SECONDS` | `default-unreachable-toleration-seconds` | `300` |
+//! | `--admission-control-config-file FILE` (kube's `AdmissionConfiguration`: PodSecurity's and ResourceQuota's configuration) | `KEELSON_ADMISSION_CONTROL_CONFIG_FILE` | `admission-control-config-file` | none |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! The optional `--config` file is TOML whose keys are the flag names.
@@ -96,11 +97,21 @@ pub struct AdmissionPluginFlags {
         value_name = "SECONDS"
     )]
     pub default_unreachable_toleration_seconds: Option<i64>,
+    /// kube's admission configuration file (`AdmissionConfiguration`,
+    /// YAML or JSON): PodSecurity's and ResourceQuota's configuration
+    #[arg(
+        long,
+        env = "KEELSON_ADMISSION_CONTROL_CONFIG_FILE",
+        value_name = "FILE"
+    )]
+    pub admission_control_config_file: Option<std::path::PathBuf>,
 }
 
 impl AdmissionPluginFlags {
-    /// The plugin set; `Err` is kube-apiserver's start error (an unknown
-    /// plugin name, one both enabled and disabled).
+    /// The plugin set and their configuration; `Err` is kube-apiserver's
+    /// start error (an unknown plugin name, one both enabled and disabled,
+    /// an `--admission-control-config-file` kube refuses). A plugin
+    /// configuration Keelson does not implement is logged as a warning.
     pub fn plugins(&self) -> Result<keelson_admission::PluginConfig, String> {
         let trim = |l: &[String]| -> Vec<String> {
             l.iter()
@@ -117,6 +128,13 @@ impl AdmissionPluginFlags {
         }
         if let Some(s) = self.default_unreachable_toleration_seconds {
             config.unreachable_toleration_seconds = s;
+        }
+        if let Some(path) = &self.admission_control_config_file {
+            let warnings = keelson_admission::read_admission_config(path, &mut config)
+                .map_err(|e| e.to_string())?;
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
         }
         Ok(config)
     }
