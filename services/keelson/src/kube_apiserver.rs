@@ -52,6 +52,7 @@ const PASSED: &[&str] = &[
     "disable-admission-plugins",
     "default-not-ready-toleration-seconds",
     "default-unreachable-toleration-seconds",
+    "admission-control-config-file",
 ];
 
 /// Flags Keelson reads itself in this mode.
@@ -66,7 +67,6 @@ const SPECIAL: &[&str] = &[
 
 /// kube-apiserver flags Keelson accepts and ignores (with a warning).
 const IGNORED: &[&str] = &[
-    "admission-control-config-file",
     "aggregator-reject-forwarding-redirect",
     "allow-metric-labels",
     "allow-privileged",
@@ -429,5 +429,11 @@ mod tests {
                 "service-cluster-ip-range"
             ])
         );
+        let k = parse(&args(&["--admission-control-config-file", "/etc/a.yaml"])).unwrap();
+        assert_eq!(
+            k.keelson,
+            args(&["--admission-control-config-file=/etc/a.yaml"])
+        );
+        assert!(k.ignored.is_empty());
     }
 }
