@@ -304,6 +304,81 @@ fn envtest_start_sequence_with_etcd_standin() {
 
 const PRIVILEGED_POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: priv\nspec:\n  containers:\n  - name: c\n    image: busybox\n    securityContext:\n      privileged: true\n";
 
+/// `kubectl create -f -` of `yaml`.
+fn kubectl_create(p: &Prepared, yaml: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(kubectl_on_path())
+        .arg(format!("--kubeconfig={}", p.kubeconfig.display()))
+        .args(["create", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubectl");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(yaml.as_bytes())
+        .expect("write");
+    child.wait_with_output().expect("kubectl")
+}
+
+/// `--admission-control-config-file`: PodSecurity's defaults and
+/// exemptions from kube's `AdmissionConfiguration` (a `path` entry beside
+/// the file), and a file that does not parse stopping the start with
+/// kube's error.
+#[test]
+fn admission_control_config_file() {
+    let p = prepare();
+    let d = p.dir.path();
+    std::fs::write(
+        d.join("admission.yaml"),
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodSecurity\n  path: podsecurity.yaml\n",
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("podsecurity.yaml"),
+        "apiVersion: pod-security.admission.config.k8s.io/v1\nkind: PodSecurityConfiguration\ndefaults:\n  enforce: baseline\nexemptions:\n  namespaces: [kube-system]\n",
+    )
+    .expect("write");
+    let mut args = vec!["kube-apiserver".to_string()];
+    args.extend(
+        envtest_args(&p, "")
+            .into_iter()
+            .filter(|a| !a.starts_with("--etcd-servers")),
+    );
+    args.push(format!(
+        "--admission-control-config-file={}",
+        d.join("admission.yaml").display()
+    ));
+    let mut api = spawn(Path::new(KEELSON), &args);
+    wait_healthz(&p, &mut api);
+    let out = kubectl_create(&p, PRIVILEGED_POD);
+    assert!(!out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "Error from server (Forbidden): error when creating \"STDIN\": pods \"priv\" is forbidden: violates PodSecurity \"baseline:latest\": privileged (container \"c\" must not set securityContext.privileged=true)"
+    );
+    let exempt = PRIVILEGED_POD.replace("name: priv\n", "name: priv\n  namespace: kube-system\n");
+    let out = kubectl_create(&p, &exempt);
+    assert!(out.status.success(), "{out:?}");
+    drop(api);
+    // A configuration of the wrong kind: kube-apiserver's start error.
+    std::fs::write(
+        d.join("admission.yaml"),
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: Nope\n",
+    )
+    .expect("write");
+    let out = Command::new(KEELSON).args(&args).output().expect("keelson");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no kind \"Nope\" is registered for version \"apiserver.config.k8s.io/v1\""),
+        "{err}"
+    );
+}
+
 /// kube-apiserver's `--allow-privileged`: envtest passes `true` and a
 /// privileged container is created; without the flag kube-apiserver's
 /// default (`false`) refuses it with kube's 422.
@@ -320,22 +395,7 @@ fn allow_privileged_is_kube_apiservers_flag() {
         );
         let mut api = spawn(Path::new(KEELSON), &args);
         wait_healthz(&p, &mut api);
-        let mut child = Command::new(kubectl_on_path())
-            .arg(format!("--kubeconfig={}", p.kubeconfig.display()))
-            .args(["create", "-f", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("kubectl");
-        use std::io::Write as _;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(PRIVILEGED_POD.as_bytes())
-            .expect("write");
-        let out = child.wait_with_output().expect("kubectl");
+        let out = kubectl_create(&p, PRIVILEGED_POD);
         match want {
             Ok(()) => {
                 assert!(out.status.success(), "{out:?}");

@@ -5,6 +5,7 @@
 //! [`LocalAdmission`] implements [`keelson_api::AdmissionApi`].
 #![forbid(unsafe_code)]
 
+mod config;
 mod custom;
 mod decode;
 mod defaults;
@@ -30,6 +31,7 @@ use keelson_api::{
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use serde_json::Value;
 
+pub use config::{read_admission_config, AdmissionConfigError};
 pub use decode::DecodeError;
 pub use lifecycle::IMMORTAL_NAMESPACES;
 pub use plugins::{
@@ -105,7 +107,7 @@ impl LocalAdmission {
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
             namespaces: lifecycle::Namespaces::new(),
-            quotas: quota::Quotas::new(),
+            quotas: quota::Quotas::new(plugins.resource_quota.clone()),
             plugins: plugins::Plugins::new(plugins),
             webhooks: webhook::Webhooks::new(),
         }

@@ -14,6 +14,7 @@
 //! | `--default-not-ready-toleration-seconds N` | `KEELSON_DEFAULT_NOT_READY_TOLERATION_SECONDS` | `default-not-ready-toleration-seconds` | `300` |
 //! | `--default-unreachable-toleration-seconds N` | `KEELSON_DEFAULT_UNREACHABLE_TOLERATION_SECONDS` | `default-unreachable-toleration-seconds` | `300` |
 //! | `--allow-privileged[=BOOL]` (containers may set `securityContext.privileged`) | `KEELSON_ALLOW_PRIVILEGED` | `allow-privileged` | `true` (kubeadm's and kind's setting; kube-apiserver's own default is `false`) |
+//! | `--admission-control-config-file FILE` (kube's `AdmissionConfiguration`: PodSecurity's and ResourceQuota's configuration) | `KEELSON_ADMISSION_CONTROL_CONFIG_FILE` | `admission-control-config-file` | none |
 //! | `--config FILE` | `KEELSON_CONFIG` | | none |
 //!
 //! The optional `--config` file is TOML whose keys are the flag names.
@@ -108,11 +109,21 @@ pub struct AdmissionPluginFlags {
         default_missing_value = "true"
     )]
     pub allow_privileged: Option<bool>,
+    /// kube's admission configuration file (`AdmissionConfiguration`,
+    /// YAML or JSON): PodSecurity's and ResourceQuota's configuration
+    #[arg(
+        long,
+        env = "KEELSON_ADMISSION_CONTROL_CONFIG_FILE",
+        value_name = "FILE"
+    )]
+    pub admission_control_config_file: Option<std::path::PathBuf>,
 }
 
 impl AdmissionPluginFlags {
-    /// The plugin set; `Err` is kube-apiserver's start error (an unknown
-    /// plugin name, one both enabled and disabled).
+    /// The plugin set and their configuration; `Err` is kube-apiserver's
+    /// start error (an unknown plugin name, one both enabled and disabled,
+    /// an `--admission-control-config-file` kube refuses). A plugin
+    /// configuration Keelson does not implement is logged as a warning.
     pub fn plugins(&self) -> Result<keelson_admission::PluginConfig, String> {
         let trim = |l: &[String]| -> Vec<String> {
             l.iter()
@@ -131,6 +142,13 @@ impl AdmissionPluginFlags {
             config.unreachable_toleration_seconds = s;
         }
         config.allow_privileged = self.allow_privileged.unwrap_or(true);
+        if let Some(path) = &self.admission_control_config_file {
+            let warnings = keelson_admission::read_admission_config(path, &mut config)
+                .map_err(|e| e.to_string())?;
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
+        }
         Ok(config)
     }
 }

@@ -68,3 +68,32 @@ fn admission_plugin_flags_as_kube_takes_them() {
         "enable-admission-plugins plugin \"Nope\" is unknown"
     );
 }
+
+#[test]
+fn the_admission_control_config_file_comes_from_flag_or_config_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let admission = dir.path().join("admission.yaml");
+    std::fs::write(
+        &admission,
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodSecurity\n  configuration:\n    apiVersion: pod-security.admission.config.k8s.io/v1\n    kind: PodSecurityConfiguration\n    defaults: {enforce: restricted}\n",
+    )
+    .unwrap();
+    let a = admission.to_str().unwrap();
+    let cfg = parse(&["--admission-control-config-file", a]).unwrap();
+    let plugins = cfg.plugins.plugins().unwrap();
+    assert_eq!(plugins.pod_security.defaults["enforce"], "restricted");
+    let toml = dir.path().join("admission.toml");
+    std::fs::write(&toml, format!("admission-control-config-file = {a:?}\n")).unwrap();
+    let cfg = parse(&["--config", toml.to_str().unwrap()]).unwrap();
+    assert_eq!(
+        cfg.plugins.admission_control_config_file.as_deref(),
+        Some(admission.as_path())
+    );
+    let missing = dir.path().join("none.yaml");
+    let cfg = parse(&["--admission-control-config-file", missing.to_str().unwrap()]).unwrap();
+    assert!(cfg
+        .plugins
+        .plugins()
+        .unwrap_err()
+        .starts_with("failed to apply admission: failed to read plugin config: unable to read admission control configuration from"));
+}

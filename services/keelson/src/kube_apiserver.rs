@@ -53,6 +53,7 @@ const PASSED: &[&str] = &[
     "default-not-ready-toleration-seconds",
     "default-unreachable-toleration-seconds",
     "allow-privileged",
+    "admission-control-config-file",
 ];
 
 /// Flags Keelson reads itself in this mode.
@@ -67,7 +68,6 @@ const SPECIAL: &[&str] = &[
 
 /// kube-apiserver flags Keelson accepts and ignores (with a warning).
 const IGNORED: &[&str] = &[
-    "admission-control-config-file",
     "aggregator-reject-forwarding-redirect",
     "allow-metric-labels",
     "api-audiences-file",
@@ -438,5 +438,11 @@ mod tests {
             k.ignored,
             args(&["authorization-mode=Node", "service-cluster-ip-range"])
         );
+        let k = parse(&args(&["--admission-control-config-file", "/etc/a.yaml"])).unwrap();
+        assert_eq!(
+            k.keelson,
+            args(&["--admission-control-config-file=/etc/a.yaml"])
+        );
+        assert!(k.ignored.is_empty());
     }
 }

@@ -33,8 +33,9 @@ struct Flags {
     /// `--storage-backend` (sled, etcd3, memory) and the `--etcd-*` flags.
     #[command(flatten)]
     storage: keelson_store_service::StorageFlags,
-    /// `--enable-admission-plugins`, `--disable-admission-plugins` and
-    /// DefaultTolerationSeconds' flags.
+    /// `--enable-admission-plugins`, `--disable-admission-plugins`,
+    /// `--admission-control-config-file` and DefaultTolerationSeconds'
+    /// flags.
     #[command(flatten)]
     admission: keelson_admission_service::AdmissionPluginFlags,
 }

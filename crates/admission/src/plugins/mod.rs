@@ -134,6 +134,8 @@ pub struct PluginConfig {
     /// `securityContext.privileged` (and pods run hostProcess
     /// containers). `true` by default, as kubeadm, kind and envtest run.
     pub allow_privileged: bool,
+    /// ResourceQuota's `limitedResources`.
+    pub resource_quota: crate::quota::ResourceQuotaConfig,
 }
 
 impl Default for PluginConfig {
@@ -146,6 +148,7 @@ impl Default for PluginConfig {
             unreachable_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
             pod_security: PodSecurityConfig::default(),
             allow_privileged: true,
+            resource_quota: crate::quota::ResourceQuotaConfig::default(),
         }
     }
 }

@@ -2,10 +2,13 @@
 //! does one write fit every quota that covers it, and what would each
 //! quota's `status.used` be if it were admitted.
 
-use keelson_api::Operation;
+use std::collections::BTreeSet;
+
+use keelson_api::{GroupResource, Operation};
 use serde_json::Value;
 
 use super::evaluator::Evaluator;
+use super::limited::{self, LimitedResource};
 use super::resources::{self, ResourceList};
 use super::{QuotaDoc, ScopeSelector};
 
@@ -14,11 +17,30 @@ pub(crate) struct Write<'a> {
     pub op: Operation,
     pub object: &'a Value,
     pub old: Option<&'a Value>,
+    /// The written resource.
+    pub gr: &'a GroupResource,
+    /// ResourceQuota's configured `limitedResources`.
+    pub limited: &'a [LimitedResource],
 }
 
 /// Why a write does not fit (the message of kube's `403`).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Refusal(pub String);
+
+/// How a write is refused.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Denied {
+    /// kube's `admission.NewForbidden`: a 403.
+    Forbidden(Refusal),
+    /// A plain error: kube's 500 with reason `Unknown`.
+    Plain(String),
+}
+
+impl From<Refusal> for Denied {
+    fn from(r: Refusal) -> Denied {
+        Denied::Forbidden(r)
+    }
+}
 
 /// kube's `generic.Matches`: the quota limits something the evaluator
 /// answers for, and the object falls in every scope of the quota.
@@ -36,8 +58,10 @@ pub(crate) fn check_request(
     quotas: &[QuotaDoc],
     ev: &Evaluator,
     w: &Write<'_>,
-) -> Result<Vec<(usize, ResourceList)>, Refusal> {
+) -> Result<Vec<(usize, ResourceList)>, Denied> {
+    let now = chrono::Utc::now();
     let mut interesting = Vec::new();
+    let mut restricted_all = BTreeSet::new();
     for (i, q) in quotas.iter().enumerate() {
         if !matches(q, ev, w.object) {
             continue;
@@ -45,7 +69,7 @@ pub(crate) fn check_request(
         let hard: Vec<String> = q.hard.keys().cloned().collect();
         let restricted = ev.matching_resources(&hard);
         if let Err(e) = ev.constraints(&restricted, w.object) {
-            return Err(Refusal(format!("failed quota: {}: {e}", q.name)));
+            return Err(Refusal(format!("failed quota: {}: {e}", q.name)).into());
         }
         let mut unknown: Vec<&str> = restricted
             .iter()
@@ -60,21 +84,35 @@ pub(crate) fn check_request(
                 "status unknown for quota: {}, resources: {}",
                 q.name,
                 unknown.join(",")
-            )));
+            ))
+            .into());
         }
         interesting.push(i);
+        restricted_all.extend(restricted);
+    }
+    if !w.limited.is_empty() {
+        let usage = ev.usage(w.object, now);
+        limited::check(
+            w.limited,
+            w.gr,
+            ev,
+            w.object,
+            &usage,
+            quotas,
+            &restricted_all,
+        )?;
     }
     if interesting.is_empty() {
         return Ok(Vec::new());
     }
-    let now = chrono::Utc::now();
     let input = ev.usage(w.object, now);
     let negative = resources::negative(&input);
     if !negative.is_empty() {
         return Err(Refusal(format!(
             "quota usage is negative for resource(s): {}",
             negative.join(",")
-        )));
+        ))
+        .into());
     }
     let mut deltas: Vec<(usize, ResourceList)> =
         interesting.iter().map(|i| (*i, input.clone())).collect();
@@ -82,7 +120,8 @@ pub(crate) fn check_request(
         let Some(old) = w.old else {
             return Err(Refusal(
                 "unable to get previous usage since prior version of object was not found".into(),
-            ));
+            )
+            .into());
         };
         let stored = old
             .pointer("/metadata/resourceVersion")
@@ -118,7 +157,8 @@ pub(crate) fn check_request(
                 resources::pretty_print(&resources::mask(&requested, &exceeded)),
                 resources::pretty_print(&resources::mask(&q.used, &exceeded)),
                 resources::pretty_print(&resources::mask(&q.hard, &exceeded)),
-            )));
+            ))
+            .into());
         }
         if !resources::equals(&new_used, &q.used) {
             out.push((i, new_used));
@@ -130,7 +170,7 @@ pub(crate) fn check_request(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keelson_api::GroupResource;
+    use crate::quota::ScopeSelector;
     use serde_json::json;
 
     fn quota(name: &str, hard: Value, used: Value) -> QuotaDoc {
@@ -158,12 +198,14 @@ mod tests {
             op: Operation::Create,
             object: &p,
             old: None,
+            gr: &GroupResource::new("", "pods"),
+            limited: &[],
         };
         assert_eq!(
             check_request(&[q], &Evaluator::Pods, &w),
-            Err(Refusal(
+            Err(Denied::Forbidden(Refusal(
                 "exceeded quota: compute, requested: requests.cpu=2, used: requests.cpu=1, limited: requests.cpu=2".into()
-            ))
+            )))
         );
     }
 
@@ -179,6 +221,8 @@ mod tests {
             op: Operation::Create,
             object: &p,
             old: None,
+            gr: &GroupResource::new("", "pods"),
+            limited: &[],
         };
         let out = check_request(&[q], &Evaluator::Pods, &w).unwrap();
         assert_eq!(resources::pretty_print(&out[0].1), "pods=2,requests.cpu=1");
@@ -192,12 +236,14 @@ mod tests {
             op: Operation::Create,
             object: &p,
             old: None,
+            gr: &GroupResource::new("", "pods"),
+            limited: &[],
         };
         assert_eq!(
             check_request(&[q], &Evaluator::Pods, &w),
-            Err(Refusal(
+            Err(Denied::Forbidden(Refusal(
                 "failed quota: compute: must specify limits.memory for: c".into()
-            ))
+            )))
         );
         let q = quota(
             "objects",
@@ -210,12 +256,14 @@ mod tests {
             op: Operation::Create,
             object: &cm,
             old: None,
+            gr: &GroupResource::new("", "pods"),
+            limited: &[],
         };
         assert_eq!(
             check_request(&[q], &ev, &w),
-            Err(Refusal(
+            Err(Denied::Forbidden(Refusal(
                 "status unknown for quota: objects, resources: configmaps,count/configmaps".into()
-            ))
+            )))
         );
     }
 
@@ -232,12 +280,77 @@ mod tests {
             op: Operation::Update,
             object: &new,
             old: Some(&old),
+            gr: &GroupResource::new("", "pods"),
+            limited: &[],
         };
         assert_eq!(
             check_request(&[q], &Evaluator::Services, &w),
-            Err(Refusal(
+            Err(Denied::Forbidden(Refusal(
                 "exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1".into()
+            )))
+        );
+    }
+
+    #[test]
+    fn limited_resources_need_a_covering_quota() {
+        let limited = [LimitedResource {
+            resource: "pods".into(),
+            match_contains: vec!["requests.cpu".into()],
+            match_scopes: vec![ScopeSelector {
+                scope_name: "PriorityClass".into(),
+                operator: "In".into(),
+                values: vec!["cluster-services".into()],
+            }],
+            ..Default::default()
+        }];
+        let pods = GroupResource::new("", "pods");
+        let p = pod("1");
+        let w = Write {
+            op: Operation::Create,
+            object: &p,
+            old: None,
+            gr: &pods,
+            limited: &limited,
+        };
+        assert_eq!(
+            check_request(&[], &Evaluator::Pods, &w),
+            Err(Denied::Forbidden(Refusal(
+                "insufficient quota to consume: requests.cpu".into()
+            )))
+        );
+        let q = quota(
+            "cpu",
+            json!({"requests.cpu": "4"}),
+            json!({"requests.cpu": "0"}),
+        );
+        assert_eq!(check_request(&[q], &Evaluator::Pods, &w).unwrap().len(), 1);
+        let mut critical = pod("1");
+        critical["spec"]["priorityClassName"] = json!("cluster-services");
+        let w = Write {
+            object: &critical,
+            ..w
+        };
+        let q = quota(
+            "cpu",
+            json!({"requests.cpu": "4"}),
+            json!({"requests.cpu": "0"}),
+        );
+        assert_eq!(
+            check_request(&[q], &Evaluator::Pods, &w),
+            Err(Denied::Plain(
+                "insufficient quota to match these scopes: [{PriorityClass In [cluster-services]}]"
+                    .into()
             ))
         );
+        // Another resource is not limited by a pods entry.
+        let cm = json!({"metadata": {"name": "x"}});
+        let cms = GroupResource::new("", "configmaps");
+        let ev = Evaluator::for_resource(&cms).unwrap();
+        let w = Write {
+            object: &cm,
+            gr: &cms,
+            ..w
+        };
+        assert_eq!(check_request(&[], &ev, &w), Ok(Vec::new()));
     }
 }

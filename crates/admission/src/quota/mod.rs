@@ -17,6 +17,7 @@
 
 mod check;
 pub mod evaluator;
+mod limited;
 mod pod;
 pub mod resources;
 mod usage;
@@ -36,6 +37,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use evaluator::{count_name, counted_resource, Evaluator};
+pub use limited::{LimitedResource, ResourceQuotaConfig};
 pub use resources::{Amount, ResourceList};
 pub use usage::{desired_status, tracked_resources};
 
@@ -182,17 +184,20 @@ pub(crate) struct Quotas {
     created: Mutex<HashMap<String, Instant>>,
     /// One charge at a time per namespace (kube's per-namespace work queue).
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// The plugin's configuration (`limitedResources`).
+    config: ResourceQuotaConfig,
 }
 
 impl Quotas {
     /// Empty; the follower starts with the first write.
-    pub(crate) fn new() -> Quotas {
+    pub(crate) fn new(config: ResourceQuotaConfig) -> Quotas {
         Quotas {
             state: Arc::new(RwLock::new(State::default())),
             synced: watch::channel(false).0,
             follower: Mutex::new(None),
             created: Mutex::new(HashMap::new()),
             locks: Mutex::new(HashMap::new()),
+            config,
         }
     }
 
@@ -285,7 +290,9 @@ impl Quotas {
                 c.insert(req.namespace.clone(), now);
             }
         }
-        if !self.may_have_quotas(&req.namespace) {
+        // With `limitedResources`, no quota may itself be a refusal.
+        let limited = &self.config.limited_resources;
+        if limited.is_empty() && !self.may_have_quotas(&req.namespace) {
             return Ok(());
         }
         let Some(ev) = Evaluator::for_resource(&req.gr) else {
@@ -297,7 +304,7 @@ impl Quotas {
         let lock = self.namespace_lock(&req.namespace);
         let _held = lock.lock().await;
         let mut quotas = self.quotas(store, &req.namespace).await?;
-        if quotas.is_empty() {
+        if quotas.is_empty() && limited.is_empty() {
             return Ok(());
         }
         let mut object = object.clone();
@@ -308,13 +315,20 @@ impl Quotas {
             op: req.operation,
             object: &object,
             old: req.old_object.as_ref(),
+            gr: &req.gr,
+            limited,
         };
         let name = if display_name.is_empty() {
             "Unknown"
         } else {
             display_name
         };
-        let forbidden = |r: check::Refusal| ApiError::forbidden(&req.gr, name, &r.0);
+        let forbidden = |d: check::Denied| match d {
+            check::Denied::Forbidden(r) => ApiError::forbidden(&req.gr, name, &r.0),
+            check::Denied::Plain(msg) => {
+                ApiError::new(500, keelson_apimachinery::StatusReason::Unknown, msg)
+            }
+        };
         for attempt in 0..=RETRIES {
             let docs: Vec<QuotaDoc> = quotas.iter().map(QuotaDoc::from_json).collect();
             let changes = check::check_request(&docs, &ev, &write).map_err(forbidden)?;

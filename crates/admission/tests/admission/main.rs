@@ -1,6 +1,7 @@
 //! Admission as a client sees it: exact status codes, messages, warnings
 //! and admitted objects.
 
+mod admission_config;
 mod decode;
 mod defaults;
 mod defaults_apis;

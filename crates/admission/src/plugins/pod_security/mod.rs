@@ -55,36 +55,104 @@ pub struct PodSecurityConfig {
 }
 
 impl PodSecurityConfig {
-    /// The default policy, or kube's error for a value that does not parse.
-    fn default_policy(&self) -> Result<Policy, String> {
-        let labels: serde_json::Map<String, Value> = self
-            .defaults
-            .iter()
-            .map(|(k, v)| {
-                (
-                    format!("pod-security.kubernetes.io/{k}"),
-                    Value::from(v.clone()),
-                )
-            })
-            .collect();
-        let ns = serde_json::json!({"metadata": {"labels": labels}});
-        let (mut p, errs) = api::policy_to_evaluate(&ns, &Policy::default());
-        if let Some(e) = errs.first() {
-            return Err(e.to_string());
+    /// kube's `ToPolicy`: the default policy, or the messages of the
+    /// values that do not parse (`Enforce.Level: must be one of ...`); an
+    /// absent key is `privileged` / `latest`, as kube's defaulting makes it.
+    fn default_policy(&self) -> Result<Policy, Vec<String>> {
+        let mut p = Policy::default();
+        let mut errs = Vec::new();
+        for (mode, lv) in [
+            ("enforce", &mut p.enforce),
+            ("audit", &mut p.audit),
+            ("warn", &mut p.warn),
+        ] {
+            let name = format!("{}{}", mode[..1].to_uppercase(), &mode[1..]);
+            let level = self.defaults.get(mode).map_or("privileged", String::as_str);
+            match Level::parse(level) {
+                Ok(l) => lv.level = l,
+                Err((_, msg)) => errs.push(format!("{name}.Level: {msg}")),
+            }
+            let version = self
+                .defaults
+                .get(&format!("{mode}-version"))
+                .map_or("latest", String::as_str);
+            match api::Version::parse(version) {
+                Ok(v) => lv.version = v,
+                Err((_, msg)) => errs.push(format!("{name}.Version: {msg}")),
+            }
         }
-        // Defaults do not make warn follow enforce.
-        if !self.defaults.contains_key("warn") {
-            p.warn.level = Level::Privileged;
+        if errs.is_empty() {
+            Ok(p)
+        } else {
+            Err(errs)
         }
-        if !self.defaults.contains_key("warn-version") {
-            p.warn.version = api::Version::Latest;
-        }
-        Ok(p)
     }
 
-    /// Whether the configuration is valid (for a start-up error).
+    /// kube's `ValidatePodSecurityConfiguration` of the exemptions: each
+    /// namespace a DNS label, each runtime class a DNS subdomain, each
+    /// username non-empty, none twice.
+    fn exemption_errors(&self) -> Vec<keelson_apimachinery::FieldError> {
+        use keelson_apimachinery::{names, FieldError, FieldErrorKind};
+        let mut errs = Vec::new();
+        type Check = fn(&str) -> Vec<String>;
+        let lists: [(&str, &Vec<String>, Check); 3] = [
+            (
+                "namespaces",
+                &self.exempt_namespaces,
+                names::is_dns1123_label,
+            ),
+            (
+                "runtimeClasses",
+                &self.exempt_runtime_classes,
+                names::is_dns1123_subdomain,
+            ),
+            ("usernames", &self.exempt_usernames, |_| Vec::new()),
+        ];
+        for (key, list, check) in lists {
+            let mut seen = HashSet::new();
+            for (i, v) in list.iter().enumerate() {
+                let path = format!("exemptions.{key}[{i}]");
+                if key == "usernames" && v.is_empty() {
+                    errs.push(FieldError::required(&path, ""));
+                    continue;
+                }
+                let bad = check(v);
+                if !bad.is_empty() {
+                    errs.push(FieldError::invalid(&path, v.as_str(), &bad.join(", ")));
+                    continue;
+                }
+                if !seen.insert(v.as_str()) {
+                    errs.push(FieldError {
+                        kind: FieldErrorKind::Duplicate,
+                        field: path,
+                        value: Some(Value::from(v.as_str())),
+                        detail: String::new(),
+                    });
+                }
+            }
+        }
+        errs
+    }
+
+    /// Whether the configuration is valid: `Err` is the message of kube's
+    /// `ValidateInitialization` (`PodSecurity configuration error: ...`
+    /// for a default that does not parse, `PodSecurity invalid: ...` for
+    /// an exemption).
     pub fn validate(&self) -> Result<(), String> {
-        self.default_policy().map(|_| ())
+        if let Err(errs) = self.default_policy() {
+            return Err(format!(
+                "PodSecurity configuration error: {}",
+                super::util::aggregate(&errs)
+            ));
+        }
+        let errs = self.exemption_errors();
+        if !errs.is_empty() {
+            return Err(format!(
+                "PodSecurity invalid: {}",
+                keelson_apimachinery::FieldError::aggregate(&errs)
+            ));
+        }
+        Ok(())
     }
 }
 
