@@ -9,9 +9,9 @@ use async_trait::async_trait;
 use futures::StreamExt as _;
 use keelson_admission::LocalAdmission;
 use keelson_api::{
-    AdmissionRequest, ApiError, ApiResult, ChangeEvent, ChangeStream, CreateOptions, DeleteOptions,
-    DeleteOutcome, EventType, FieldValidation, GroupResource, ListResult, ObjectKey, Operation,
-    StoreApi, UpdateOptions,
+    AdmissionApi, AdmissionRequest, ApiError, ApiResult, ChangeEvent, ChangeStream, CreateOptions,
+    DeleteOptions, DeleteOutcome, EventType, FieldValidation, GroupResource, ListResult, ObjectKey,
+    Operation, StoreApi, UpdateOptions,
 };
 use serde_json::{json, Value};
 
@@ -177,5 +177,29 @@ pub fn create(group: &str, resource: &str, namespace: &str, object: Value) -> Ad
         dry_run: false,
         user: None,
         options: None,
+    }
+}
+
+/// A Pod named `p` with `spec`.
+pub fn pod(spec: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+}
+
+/// The message of `req`'s refusal, which must be a 422.
+pub async fn message(req: AdmissionRequest) -> String {
+    match admission().await.admit(req).await {
+        Ok(_) => panic!("admitted"),
+        Err(e) => {
+            assert_eq!(e.code, 422, "{}", e.message);
+            e.message
+        }
+    }
+}
+
+/// The object `req` admits (its defaulted, mutated form).
+pub async fn admitted(req: AdmissionRequest) -> Value {
+    match admission().await.admit(req).await {
+        Ok(resp) => resp.object.unwrap_or(Value::Null),
+        Err(e) => panic!("refused: {}", e.message),
     }
 }

@@ -4,23 +4,7 @@
 use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create};
-
-fn pod(spec: Value) -> Value {
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
-}
-
-/// The 422 message of `req`.
-async fn message(req: AdmissionRequest) -> String {
-    let adm = admission().await;
-    match adm.admit(req).await {
-        Ok(_) => panic!("admitted"),
-        Err(e) => {
-            assert_eq!(e.code, 422, "{}", e.message);
-            e.message
-        }
-    }
-}
+use crate::support::{admission, create, message, pod};
 
 async fn pod_message(spec: Value) -> String {
     message(create("", "pods", "default", pod(spec))).await

@@ -5,14 +5,9 @@
 //! `resizePolicy`, resource names): kube's exact messages, and realistic
 //! pods and workloads that must still be admitted.
 
-use keelson_api::{AdmissionApi, AdmissionRequest};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create};
-
-fn pod(spec: Value) -> Value {
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
-}
+use crate::support::{admitted, create, message, pod};
 
 /// A pod spec with one valid container and `extra` merged in.
 fn spec_with(extra: Value) -> Value {
@@ -25,25 +20,8 @@ fn spec_with(extra: Value) -> Value {
     spec
 }
 
-async fn message(req: AdmissionRequest) -> String {
-    let adm = admission().await;
-    match adm.admit(req).await {
-        Ok(_) => panic!("admitted"),
-        Err(e) => {
-            assert_eq!(e.code, 422, "{}", e.message);
-            e.message
-        }
-    }
-}
-
 async fn pod_message(spec: Value) -> String {
     message(create("", "pods", "default", pod(spec))).await
-}
-
-async fn admitted(req: AdmissionRequest) {
-    let adm = admission().await;
-    let res = adm.admit(req).await;
-    assert!(res.is_ok(), "{:?}", res.err().map(|e| e.message));
 }
 
 const QUALIFIED: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";

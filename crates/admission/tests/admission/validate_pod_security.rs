@@ -6,36 +6,15 @@
 use std::sync::Arc;
 
 use keelson_admission::PluginConfig;
-use keelson_api::{AdmissionApi, AdmissionRequest};
+use keelson_api::AdmissionApi;
 use serde_json::{json, Value};
 
-use crate::support::{admission, admission_with, create, MemStore};
+use crate::support::{admission_with, admitted, create, message, pod, MemStore};
 
 const RANGE: &str = "must be between 0 and 2147483647, inclusive";
 
-fn pod(spec: Value) -> Value {
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
-}
-
-async fn message(req: AdmissionRequest) -> String {
-    match admission().await.admit(req).await {
-        Ok(_) => panic!("admitted"),
-        Err(e) => {
-            assert_eq!(e.code, 422, "{}", e.message);
-            e.message
-        }
-    }
-}
-
 async fn pod_message(spec: Value) -> String {
     message(create("", "pods", "default", pod(spec))).await
-}
-
-async fn admitted(req: AdmissionRequest) -> Value {
-    match admission().await.admit(req).await {
-        Ok(resp) => resp.object.unwrap_or(Value::Null),
-        Err(e) => panic!("refused: {}", e.message),
-    }
 }
 
 /// `errs` as kube's aggregate of a Pod named `p`.

@@ -4,7 +4,7 @@
 use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create};
+use crate::support::{admission, create, message};
 
 const R: &str = "resource.k8s.io";
 
@@ -13,17 +13,6 @@ fn update(resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest 
     req.operation = Operation::Update;
     req.old_object = Some(old);
     req
-}
-
-/// The 422 message of `req`.
-async fn message(req: AdmissionRequest) -> String {
-    match admission().await.admit(req).await {
-        Ok(_) => panic!("admitted"),
-        Err(e) => {
-            assert_eq!(e.code, 422, "{}", e.message);
-            e.message
-        }
-    }
 }
 
 async fn admits(req: AdmissionRequest) {

@@ -5,7 +5,7 @@
 use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create};
+use crate::support::{admission, create, message};
 
 const ARG: &str = "admissionregistration.k8s.io";
 
@@ -20,18 +20,6 @@ fn status(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> Admi
     let mut req = update(group, resource, ns, old, new);
     req.subresource = "status".into();
     req
-}
-
-/// The 422 message of `req`.
-async fn message(req: AdmissionRequest) -> String {
-    let adm = admission().await;
-    match adm.admit(req).await {
-        Ok(_) => panic!("admitted"),
-        Err(e) => {
-            assert_eq!(e.code, 422, "{}", e.message);
-            e.message
-        }
-    }
 }
 
 async fn passes(req: AdmissionRequest) {
