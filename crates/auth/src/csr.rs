@@ -55,6 +55,27 @@ pub fn sign_client_certificate(
     Ok(cert.pem())
 }
 
+/// The subject organizations (the groups a certificate for it would carry)
+/// of the PEM certificate request `csr_pem`, as kube's `ParseCSR` reads
+/// them: the first PEM block must be a `CERTIFICATE REQUEST`. The error is
+/// kube's text for a wrong block, x509-parser's for bad DER.
+pub fn request_organizations(csr_pem: &[u8]) -> Result<Vec<String>, String> {
+    use x509_parser::prelude::FromDer;
+    let pem = match x509_parser::pem::parse_x509_pem(csr_pem) {
+        Ok((_, pem)) if pem.label == "CERTIFICATE REQUEST" => pem,
+        _ => return Err("PEM block type must be CERTIFICATE REQUEST".to_string()),
+    };
+    let (_, csr) =
+        x509_parser::certification_request::X509CertificationRequest::from_der(&pem.contents)
+            .map_err(|e| e.to_string())?;
+    Ok(csr
+        .certification_request_info
+        .subject
+        .iter_organization()
+        .filter_map(|o| o.as_str().ok().map(str::to_string))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +102,14 @@ mod tests {
         assert_eq!(
             (u.name.as_str(), u.groups.clone()),
             ("jane", vec!["devs".to_string()])
+        );
+        assert_eq!(
+            request_organizations(csr.as_bytes()),
+            Ok(vec!["devs".to_string()])
+        );
+        assert_eq!(
+            request_organizations(pem.as_bytes()),
+            Err("PEM block type must be CERTIFICATE REQUEST".to_string())
         );
         assert!(
             sign_client_certificate("junk", &ca.pem(), &ca_key.serialize_pem(), now, None).is_err()

@@ -7,6 +7,7 @@
 //! None of them writes anything, so a dry-run request has the same effect.
 
 mod cache;
+mod certificates;
 mod ingress_class;
 mod limit_ranger;
 mod node_taint;
@@ -109,6 +110,7 @@ const BUILT_HERE: &[&str] = &[
     "StorageObjectInUseProtection",
     "PersistentVolumeClaimResize",
     "RuntimeClass",
+    "CertificateSubjectRestriction",
     "DefaultIngressClass",
 ];
 
@@ -356,6 +358,9 @@ impl Plugins {
         }
         if on("RuntimeClass") {
             runtime_class::validate(&a, object).await?;
+        }
+        if on("CertificateSubjectRestriction") {
+            certificates::subject_restriction(&a, object)?;
         }
         Ok(warnings)
     }

@@ -597,3 +597,58 @@ async fn toleration_seconds_flags_and_updates_keep_priority() {
         stored["spec"]["tolerations"]
     );
 }
+
+/// A CertificateSigningRequest named `name` for `signer` asking for a
+/// client certificate with subject `O=<group>`.
+fn csr(name: &str, signer: &str, group: &str) -> Value {
+    use base64::Engine as _;
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut p = rcgen::CertificateParams::default();
+    p.distinguished_name.push(rcgen::DnType::CommonName, "jane");
+    p.distinguished_name
+        .push(rcgen::DnType::OrganizationName, group);
+    let pem = p.serialize_request(&key).unwrap().pem().unwrap();
+    json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {"request": base64::engine::general_purpose::STANDARD.encode(pem),
+            "signerName": signer, "usages": ["client auth"]}})
+}
+
+#[tokio::test]
+async fn certificate_subject_restriction_refuses_system_masters() {
+    let store = Arc::new(MemStore::default());
+    let adm = admission_over(store.clone()).await;
+    let client = "kubernetes.io/kube-apiserver-client";
+    let req = |name, signer, group| {
+        create(
+            "certificates.k8s.io",
+            "certificatesigningrequests",
+            "",
+            csr(name, signer, group),
+        )
+    };
+    let e = admit(&adm, req("csr", client, "system:masters"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused(&e),
+        (
+            403,
+            "certificatesigningrequests.certificates.k8s.io \"csr\" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed"
+        )
+    );
+    // Other groups, and other signers with system:masters, are admitted.
+    admit(&adm, req("ok", client, "system:notmasters"))
+        .await
+        .unwrap();
+    admit(&adm, req("kubelet", "example.com/signer", "system:masters"))
+        .await
+        .unwrap();
+    // Disabled, the plugin lets it through.
+    let off = vec!["CertificateSubjectRestriction".to_string()];
+    let config = PluginConfig::from_flags(&[], &off).unwrap();
+    let adm = LocalAdmission::with_plugins(store, keelson_registry::Catalog::builtin(), config);
+    admit(&adm, req("csr", client, "system:masters"))
+        .await
+        .unwrap();
+}
