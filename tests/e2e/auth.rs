@@ -557,10 +557,34 @@ fn scenario(mode: Mode) {
         &["apply", "-f", "-"],
         &format!("apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {{name: jane}}\nspec:\n  request: {request}\n  signerName: kubernetes.io/kube-apiserver-client\n  expirationSeconds: 86400\n  usages: [client auth]\n"),
     );
-    // Only a user who may `approve` for the signer approves.
+    // Approving needs `update` on `/approval` (RBAC, at the gateway) and,
+    // in admission (CertificateApproval), `approve` on the signer.
     let err = denied(&c, &alice, &["certificate", "approve", "jane"]);
     assert!(err.contains("Forbidden"), "{err}");
-    let out = c.ok(&["certificate", "approve", "jane"]);
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: csr-approval}\nrules:\n- {apiGroups: [certificates.k8s.io], resources: [certificatesigningrequests], verbs: [get, list]}\n- {apiGroups: [certificates.k8s.io], resources: [certificatesigningrequests/approval], verbs: [update]}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: alice-csr-approval}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: csr-approval}\nsubjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]\n",
+    );
+    let mut err = String::new();
+    eventually(Duration::from_secs(5), "the signer refusal", || {
+        err = text(&as_user(&c, &alice, &["certificate", "approve", "jane"])).2;
+        err.contains("signerName")
+    });
+    assert_eq!(
+        err.trim(),
+        r#"Error from server (Forbidden): certificatesigningrequests.certificates.k8s.io "jane" is forbidden: user not permitted to approve requests with signerName "kubernetes.io/kube-apiserver-client""#
+    );
+    // The domain's wildcard grants every signer of kubernetes.io.
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: alice-kubernetes-signers}\nrules:\n- {apiGroups: [certificates.k8s.io], resources: [signers], verbs: [approve], resourceNames: [\"kubernetes.io/*\"]}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: alice-kubernetes-signers}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: alice-kubernetes-signers}\nsubjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]\n",
+    );
+    let mut out = String::new();
+    eventually(Duration::from_secs(5), "alice's approval", || {
+        let o = as_user(&c, &alice, &["certificate", "approve", "jane"]);
+        out = text(&o).1;
+        o.status.success()
+    });
     assert!(out.contains("approved"), "{out}");
     let mut cert = String::new();
     eventually(Duration::from_secs(5), "the issued certificate", || {
@@ -940,6 +964,80 @@ fn always_allow() {
     let stranger = kubeconfig_for(&c, "stranger", "nope");
     let err = denied(&c, &stranger, &["get", "pods"]);
     assert!(err.contains("Unauthorized"), "{err}");
+}
+
+/// ClusterTrustBundleAttest (with the ClusterTrustBundle gate and
+/// `certificates.k8s.io/v1beta1` on): a bundle that names a signer needs
+/// `attest` on it; one without a signer does not.
+#[test]
+fn cluster_trust_bundle_attest() {
+    let c = start(
+        Mode::Embedded,
+        &[
+            "--feature-gates=ClusterTrustBundle=true",
+            "--runtime-config=certificates.k8s.io/v1beta1=true",
+        ],
+    );
+    let alice = kubeconfig_for(&c, "alice", "alice-token");
+    c.ok(&[
+        "create",
+        "clusterrole",
+        "bundles",
+        "--verb=create,get,list",
+        "--resource=clustertrustbundles.certificates.k8s.io",
+    ]);
+    c.ok(&[
+        "create",
+        "clusterrolebinding",
+        "alice-bundles",
+        "--clusterrole=bundles",
+        "--user=alice",
+    ]);
+    let pem = std::fs::read_to_string(c.data_dir.join("pki/ca.crt")).expect("ca");
+    let indented: String = pem.lines().map(|l| format!("    {l}\n")).collect();
+    let bundle = |name: &str, signer: &str| {
+        let signer = if signer.is_empty() {
+            String::new()
+        } else {
+            format!("  signerName: {signer}\n")
+        };
+        format!("apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {{name: \"{name}\"}}\nspec:\n{signer}  trustBundle: |\n{indented}")
+    };
+    let apply = |name: &str, signer: &str| {
+        let kc = format!("--kubeconfig={}", alice.display());
+        c.kubectl_stdin(
+            &[kc.as_str(), "create", "-f", "-"],
+            Some(&bundle(name, signer)),
+        )
+    };
+    // Alice may create bundles; one without a signer needs nothing more.
+    eventually(Duration::from_secs(5), "alice's create grant", || {
+        apply("plain", "").status.success()
+    });
+    let out = apply("example.com:signer:one", "example.com/signer");
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        r#"Error from server (Forbidden): error when creating "STDIN": clustertrustbundles.certificates.k8s.io "example.com:signer:one" is forbidden: user not permitted to attest for signerName "example.com/signer""#
+    );
+    // `attest` on the domain's wildcard grants it.
+    c.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: alice-attest-example}\nrules:\n- {apiGroups: [certificates.k8s.io], resources: [signers], verbs: [attest], resourceNames: [\"example.com/*\"]}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: alice-attest-example}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: alice-attest-example}\nsubjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]\n",
+    );
+    eventually(Duration::from_secs(5), "alice's attest grant", || {
+        apply("example.com:signer:one", "example.com/signer")
+            .status
+            .success()
+    });
+    let signer = c.ok(&[
+        "get",
+        "clustertrustbundle",
+        "example.com:signer:one",
+        "-o",
+        "jsonpath={.spec.signerName}",
+    ]);
+    assert_eq!(signer, "example.com/signer");
 }
 
 /// A client certificate from a CA the server does not trust completes the

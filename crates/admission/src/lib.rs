@@ -101,14 +101,16 @@ impl LocalAdmission {
         plugins: PluginConfig,
         mode: keelson_auth::Mode,
     ) -> LocalAdmission {
+        // One authorizer (and one RBAC index) for policies and plugins.
+        let authz = Arc::new(policy::PolicyAuthz::new(mode));
         LocalAdmission {
-            policies: policy::Policies::new(catalog.clone(), mode),
+            policies: policy::Policies::new(catalog.clone(), authz.clone()),
             store,
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
             namespaces: lifecycle::Namespaces::new(),
             quotas: quota::Quotas::new(plugins.resource_quota.clone()),
-            plugins: plugins::Plugins::new(plugins),
+            plugins: plugins::Plugins::new(plugins, authz),
             webhooks: webhook::Webhooks::new(),
         }
     }
@@ -396,6 +398,14 @@ impl LocalAdmission {
             let rules = MetaRules {
                 name_rule: target.info.map_or(NameRule::Subdomain, |i| i.name_rule),
                 namespaced,
+                trust_bundle_signer: (kind == "ClusterTrustBundle"
+                    && req.gr.group == "certificates.k8s.io")
+                    .then(|| {
+                        object
+                            .pointer("/spec/signerName")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                    }),
             };
             let mut errs = validation::validate_meta(object.get("metadata"), rules);
             if let Some(old) = req

@@ -82,7 +82,7 @@ async fn put(store: &MemStore, resource: &str, namespace: &str, obj: Value) {
 
 /// Admission over a store holding `policy` and `binding`.
 async fn with(policy: Value, binding: Value) -> LocalAdmission {
-    let store = Arc::new(MemStore::default());
+    let store = Arc::new(MemStore::watchable());
     put(&store, "validatingadmissionpolicies", "", policy).await;
     put(&store, "validatingadmissionpolicybindings", "", binding).await;
     admission_over(store).await

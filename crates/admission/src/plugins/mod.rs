@@ -110,6 +110,9 @@ const BUILT_HERE: &[&str] = &[
     "StorageObjectInUseProtection",
     "PersistentVolumeClaimResize",
     "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
     "CertificateSubjectRestriction",
     "DefaultIngressClass",
 ];
@@ -236,6 +239,8 @@ impl PluginConfig {
 pub(crate) struct Attrs<'a> {
     pub store: &'a Arc<dyn StoreApi>,
     pub cache: &'a cache::Cache,
+    /// `--authorization-mode`'s authorizer (CertificateApproval's checks).
+    pub authz: &'a crate::policy::PolicyAuthz,
     pub req: &'a AdmissionRequest,
     /// The name errors show (name, else generateName).
     pub name: &'a str,
@@ -261,11 +266,13 @@ pub(crate) struct Plugins {
     cache: cache::Cache,
     limits: limit_ranger::LiveLookups,
     pod_security: pod_security::State,
+    authz: Arc<crate::policy::PolicyAuthz>,
 }
 
 impl Plugins {
-    pub(crate) fn new(config: PluginConfig) -> Plugins {
+    pub(crate) fn new(config: PluginConfig, authz: Arc<crate::policy::PolicyAuthz>) -> Plugins {
         Plugins {
+            authz,
             pod_security: pod_security::State::new(&config.pod_security),
             config,
             cache: cache::Cache::new(),
@@ -288,6 +295,7 @@ impl Plugins {
         let a = Attrs {
             store,
             cache: &self.cache,
+            authz: &self.authz,
             req,
             name,
         };
@@ -336,6 +344,7 @@ impl Plugins {
         let a = Attrs {
             store,
             cache: &self.cache,
+            authz: &self.authz,
             req,
             name,
         };
@@ -358,6 +367,15 @@ impl Plugins {
         }
         if on("RuntimeClass") {
             runtime_class::validate(&a, object).await?;
+        }
+        if on("CertificateApproval") {
+            certificates::approval(&a).await?;
+        }
+        if on("CertificateSigning") {
+            certificates::signing(&a, object).await?;
+        }
+        if on("ClusterTrustBundleAttest") {
+            certificates::attest(&a, object).await?;
         }
         if on("CertificateSubjectRestriction") {
             certificates::subject_restriction(&a, object)?;

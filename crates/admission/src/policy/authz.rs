@@ -39,24 +39,37 @@ impl PolicyAuthz {
     /// The authorizer, once its RBAC index has listed (the first write
     /// waits up to [`SYNC_WAIT`]; after that it answers from what it has).
     pub(crate) async fn ready(&self, store: &Arc<dyn StoreApi>) -> Arc<dyn Authorize> {
-        if self.authorizer.mode == Mode::Rbac {
-            let mut synced = self.authorizer.rbac.synced();
-            if let Ok(mut f) = self.followers.lock() {
-                if f.is_none() {
-                    *f = Some(keelson_auth::rbac::follow(
-                        self.authorizer.rbac.clone(),
-                        store.clone(),
-                    ));
-                }
-            }
-            if !self.waited.load(Ordering::SeqCst) {
-                let wait = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
-                if wait.is_err() {
-                    self.waited.store(true, Ordering::SeqCst);
-                }
+        self.synced(store).await;
+        Arc::new(Adapter(self.authorizer.clone()))
+    }
+
+    /// Whether the authorizer allows `check`, once its RBAC index has
+    /// listed (as [`PolicyAuthz::ready`]); the built-in plugins ask this.
+    pub(crate) async fn allows(&self, store: &Arc<dyn StoreApi>, check: &Check) -> bool {
+        self.synced(store).await;
+        Adapter(self.authorizer.clone()).authorize(check).allowed
+    }
+
+    /// Start following RBAC and wait for its first listing.
+    async fn synced(&self, store: &Arc<dyn StoreApi>) {
+        if self.authorizer.mode != Mode::Rbac {
+            return;
+        }
+        let mut synced = self.authorizer.rbac.synced();
+        if let Ok(mut f) = self.followers.lock() {
+            if f.is_none() {
+                *f = Some(keelson_auth::rbac::follow(
+                    self.authorizer.rbac.clone(),
+                    store.clone(),
+                ));
             }
         }
-        Arc::new(Adapter(self.authorizer.clone()))
+        if !self.waited.load(Ordering::SeqCst) {
+            let wait = tokio::time::timeout(SYNC_WAIT, synced.wait_for(|s| *s)).await;
+            if wait.is_err() {
+                self.waited.store(true, Ordering::SeqCst);
+            }
+        }
     }
 }
 

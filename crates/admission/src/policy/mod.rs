@@ -21,6 +21,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+pub(crate) use authz::{user_of, PolicyAuthz};
 pub(crate) use evaluate::Compiled;
 
 const GROUP: &str = "admissionregistration.k8s.io";
@@ -65,21 +66,24 @@ pub(crate) struct Policies {
     params: params::ParamCache,
     /// The live catalog (the status writer's schemas).
     catalog: crate::registry::Catalog,
-    /// The `authorizer` variable's authorizer.
-    authz: authz::PolicyAuthz,
+    /// The `authorizer` variable's authorizer (shared with the plugins).
+    authz: Arc<authz::PolicyAuthz>,
 }
 
 impl Policies {
-    /// Empty; the follower starts with the first write. `mode` is the
+    /// Empty; the follower starts with the first write. `authz` is the
     /// authorizer policies' `authorizer` checks with.
-    pub(crate) fn new(catalog: crate::registry::Catalog, mode: keelson_auth::Mode) -> Policies {
+    pub(crate) fn new(
+        catalog: crate::registry::Catalog,
+        authz: Arc<authz::PolicyAuthz>,
+    ) -> Policies {
         Policies {
             state: Arc::new(RwLock::new(State::default())),
             synced: watch::channel(false).0,
             follower: Mutex::new(None),
             params: params::ParamCache::default(),
             catalog,
-            authz: authz::PolicyAuthz::new(mode),
+            authz,
         }
     }
 

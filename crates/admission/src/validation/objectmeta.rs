@@ -15,9 +15,41 @@ const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// What the metadata of one resource must satisfy.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct MetaRules {
+pub(crate) struct MetaRules<'a> {
     pub name_rule: NameRule,
     pub namespaced: bool,
+    /// A ClusterTrustBundle's `spec.signerName` (`Some("")` without one):
+    /// its name follows kube's `ValidateClusterTrustBundleName`.
+    pub trust_bundle_signer: Option<&'a str>,
+}
+
+impl MetaRules<'_> {
+    fn name_errors(&self, name: &str, prefix: bool) -> Vec<String> {
+        match self.trust_bundle_signer {
+            Some(signer) => trust_bundle_name_errors(signer, name, prefix),
+            None => name_errors(self.name_rule, name, prefix),
+        }
+    }
+}
+
+/// kube's `ValidateClusterTrustBundleName`: a bundle for a signer is named
+/// `<signer with '/' as ':'>:<subdomain>`; one without a signer has no ':'.
+fn trust_bundle_name_errors(signer: &str, name: &str, prefix: bool) -> Vec<String> {
+    if signer.is_empty() {
+        if name.contains(':') {
+            return vec![
+                "ClusterTrustBundle without signer name must not have \":\" in its name".into(),
+            ];
+        }
+        return name_errors(NameRule::Subdomain, name, prefix);
+    }
+    let required = format!("{}:", signer.replace('/', ":"));
+    match name.strip_prefix(&required) {
+        Some(rest) => name_errors(NameRule::Subdomain, rest, prefix),
+        None => vec![format!(
+            "ClusterTrustBundle for signerName {signer} must be named with prefix {required}"
+        )],
+    }
 }
 
 fn str_field<'a>(meta: &'a Map<String, Value>, key: &str) -> &'a str {
@@ -76,14 +108,14 @@ pub(crate) fn path_segment_errors(name: &str, prefix: bool) -> Vec<String> {
 /// Validate `metadata` (a JSON object, or anything else treated as empty).
 /// A create with only `generateName` validates the prefix; the generated
 /// name is the store's to make.
-pub(crate) fn validate_meta(metadata: Option<&Value>, rules: MetaRules) -> Vec<FieldError> {
+pub(crate) fn validate_meta(metadata: Option<&Value>, rules: MetaRules<'_>) -> Vec<FieldError> {
     let empty = Map::new();
     let meta = metadata.and_then(Value::as_object).unwrap_or(&empty);
     let mut errs = Vec::new();
 
     let generate_name = str_field(meta, "generateName");
     if !generate_name.is_empty() {
-        for msg in name_errors(rules.name_rule, generate_name, true) {
+        for msg in rules.name_errors(generate_name, true) {
             errs.push(FieldError::invalid(
                 "metadata.generateName",
                 generate_name,
@@ -100,7 +132,7 @@ pub(crate) fn validate_meta(metadata: Option<&Value>, rules: MetaRules) -> Vec<F
             ));
         }
     } else {
-        for msg in name_errors(rules.name_rule, name, false) {
+        for msg in rules.name_errors(name, false) {
             errs.push(FieldError::invalid("metadata.name", name, &msg));
         }
     }

@@ -652,3 +652,151 @@ async fn certificate_subject_restriction_refuses_system_masters() {
         .await
         .unwrap();
 }
+
+/// A ClusterRole granting `verb` on the signers `names`, bound to `user`.
+async fn grant_signers(store: &MemStore, user: &str, verb: &str, names: &[&str]) {
+    let rbac = "rbac.authorization.k8s.io";
+    let role = format!("{user}-{verb}");
+    put(
+        store,
+        rbac,
+        "clusterroles",
+        "",
+        json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": role},
+        "rules": [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+            "verbs": [verb], "resourceNames": names}]}),
+    )
+    .await;
+    put(
+        store,
+        rbac,
+        "clusterrolebindings",
+        "",
+        json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": role},
+        "roleRef": {"apiGroup": rbac, "kind": "ClusterRole", "name": role},
+        "subjects": [{"apiGroup": rbac, "kind": "User", "name": user}]}),
+    )
+    .await;
+}
+
+/// An update of CSR `old` through `subresource` to `new`, by `user`.
+fn csr_update(subresource: &str, old: &Value, new: Value, user: &str) -> AdmissionRequest {
+    let mut req = create("certificates.k8s.io", "certificatesigningrequests", "", new);
+    req.operation = Operation::Update;
+    req.subresource = subresource.into();
+    req.name = old["metadata"]["name"].as_str().unwrap().into();
+    req.old_object = Some(old.clone());
+    req.user = Some(keelson_api::UserInfo {
+        username: user.into(),
+        groups: vec!["system:authenticated".into()],
+        ..Default::default()
+    });
+    req
+}
+
+fn condition(type_: &str) -> Value {
+    json!({"type": type_, "status": "True", "reason": "Test", "message": "by the test",
+        "lastUpdateTime": "2026-12-03T10:00:00Z", "lastTransitionTime": "2026-12-03T10:00:00Z"})
+}
+
+#[tokio::test]
+async fn certificate_approval_and_signing_need_the_signer_verbs() {
+    let store = Arc::new(MemStore::watchable());
+    grant_signers(&store, "approver", "approve", &["example.com/*"]).await;
+    grant_signers(&store, "exact", "approve", &["example.com/signer"]).await;
+    grant_signers(&store, "signer", "sign", &["example.com/signer"]).await;
+    let adm = admission_over(store.clone()).await;
+    let pending = csr("csr", "example.com/signer", "dev");
+    let mut approved = pending.clone();
+    approved["status"] = json!({"conditions": [condition("Approved")]});
+
+    // Approving needs `approve` on the signer or its domain's wildcard.
+    let approve = |user: &str| csr_update("approval", &pending, approved.clone(), user);
+    admit(&adm, approve("approver")).await.unwrap();
+    admit(&adm, approve("exact")).await.unwrap();
+    for user in ["nobody", "signer"] {
+        let e = admit(&adm, approve(user)).await.unwrap_err();
+        assert_eq!(
+            refused(&e),
+            (
+                403,
+                "certificatesigningrequests.certificates.k8s.io \"csr\" is forbidden: user not permitted to approve requests with signerName \"example.com/signer\""
+            ),
+            "{user}"
+        );
+    }
+    // The stored signer is checked, not the one the update names.
+    let mut other = csr("csr", "other.io/signer", "dev");
+    other["status"] = approved["status"].clone();
+    let e = admit(
+        &adm,
+        csr_update("approval", &other, approved.clone(), "exact"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        e.message.ends_with("signerName \"other.io/signer\""),
+        "{}",
+        e.message
+    );
+
+    // A /status update that changes the conditions needs `sign`.
+    let mut failed = approved.clone();
+    failed["status"]["conditions"] = json!([condition("Approved"), condition("Failed")]);
+    admit(
+        &adm,
+        csr_update("status", &approved, failed.clone(), "signer"),
+    )
+    .await
+    .unwrap();
+    let e = admit(&adm, csr_update("status", &approved, failed, "approver"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused(&e),
+        (
+            403,
+            "certificatesigningrequests.certificates.k8s.io \"csr\" is forbidden: user not permitted to sign requests with signerName \"example.com/signer\""
+        )
+    );
+    // One that leaves the certificate and conditions alone does not.
+    let mut labelled = approved.clone();
+    labelled["metadata"]["labels"] = json!({"a": "b"});
+    admit(&adm, csr_update("status", &approved, labelled, "nobody"))
+        .await
+        .unwrap();
+
+    // Disabled, the plugins let both through.
+    let off = vec![
+        "CertificateApproval".to_string(),
+        "CertificateSigning".to_string(),
+    ];
+    let config = PluginConfig::from_flags(&[], &off).unwrap();
+    let adm = LocalAdmission::with_plugins(store, keelson_registry::Catalog::builtin(), config);
+    admit(&adm, approve("nobody")).await.unwrap();
+}
+
+/// ClusterTrustBundleAttest does nothing while kube's ClusterTrustBundle
+/// gate is off (its default; the e2e suite `auth` runs it with the gate).
+#[tokio::test]
+async fn cluster_trust_bundle_attest_is_off_with_its_gate() {
+    let adm = admission_over(Arc::new(MemStore::watchable())).await;
+    let bundle = json!({"apiVersion": "certificates.k8s.io/v1beta1", "kind": "ClusterTrustBundle",
+        "metadata": {"name": "example.com:signer:a"},
+        "spec": {"signerName": "example.com/signer", "trustBundle": "x"}});
+    let mut req = create("certificates.k8s.io", "clustertrustbundles", "", bundle);
+    req.user = Some(keelson_api::UserInfo {
+        username: "nobody".into(),
+        ..Default::default()
+    });
+    let out = adm.admit(req).await;
+    assert!(
+        out.as_ref().err().is_none_or(|e| e.code != 403),
+        "{:?}",
+        out.err()
+    );
+}

@@ -21,7 +21,14 @@ pub struct MemStore {
     /// Gets served (what a cache saves).
     pub gets: AtomicUsize,
     /// With `watchable`, every write goes to these change streams.
-    watchers: Mutex<Vec<tokio::sync::mpsc::UnboundedSender<ApiResult<ChangeEvent>>>>,
+    /// Each with the resource it watches.
+    #[allow(clippy::type_complexity)]
+    watchers: Mutex<
+        Vec<(
+            GroupResource,
+            tokio::sync::mpsc::UnboundedSender<ApiResult<ChangeEvent>>,
+        )>,
+    >,
     watchable: bool,
 }
 
@@ -34,7 +41,7 @@ impl MemStore {
         }
     }
 
-    fn publish(&self, event_type: EventType, object: &Value) {
+    fn publish(&self, gr: &GroupResource, event_type: EventType, object: &Value) {
         let event = ChangeEvent {
             revision: 1,
             event_type,
@@ -44,7 +51,7 @@ impl MemStore {
         self.watchers
             .lock()
             .unwrap()
-            .retain(|w| w.send(Ok(event.clone())).is_ok());
+            .retain(|(watched, w)| watched != gr || w.send(Ok(event.clone())).is_ok());
     }
 }
 
@@ -57,7 +64,7 @@ impl StoreApi for MemStore {
         }
         m.insert(key.clone(), object.clone());
         drop(m);
-        self.publish(EventType::Added, &object);
+        self.publish(&key.gr, EventType::Added, &object);
         Ok(object)
     }
     async fn get(&self, key: &ObjectKey) -> ApiResult<Value> {
@@ -72,13 +79,13 @@ impl StoreApi for MemStore {
             .lock()
             .unwrap()
             .insert(key.clone(), object.clone());
-        self.publish(EventType::Modified, &object);
+        self.publish(&key.gr, EventType::Modified, &object);
         Ok(object)
     }
     async fn delete(&self, key: &ObjectKey, _: DeleteOptions) -> ApiResult<DeleteOutcome> {
         let removed = self.objects.lock().unwrap().remove(key);
         let removed = removed.ok_or_else(|| ApiError::not_found(&key.gr, &key.name))?;
-        self.publish(EventType::Deleted, &removed);
+        self.publish(&key.gr, EventType::Deleted, &removed);
         Ok(DeleteOutcome::Deleted(removed))
     }
     async fn watch(&self, gr: &GroupResource, _: Option<&str>, _: u64) -> ApiResult<ChangeStream> {
@@ -86,7 +93,7 @@ impl StoreApi for MemStore {
             return Err(ApiError::method_not_supported(gr, "watch"));
         }
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        self.watchers.lock().unwrap().push(tx);
+        self.watchers.lock().unwrap().push((gr.clone(), tx));
         Ok(
             futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) })
                 .boxed(),

@@ -1178,3 +1178,71 @@ async fn persistent_volume_mistakes() {
         format!("{p}volumeMode: Invalid value: \"Block\": field is immutable")
     );
 }
+
+/// A self-signed certificate's PEM; a CA when `ca`.
+fn cert_pem(ca: bool) -> String {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut p = rcgen::CertificateParams::new(vec!["example.com".into()]).unwrap();
+    if ca {
+        p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    }
+    p.self_signed(&key).unwrap().pem()
+}
+
+#[tokio::test]
+async fn cluster_trust_bundle_mistakes() {
+    const C: &str = "certificates.k8s.io";
+    let bundle = |name: &str, signer: &str, pem: &str| {
+        let mut b = json!({"apiVersion": "certificates.k8s.io/v1beta1", "kind": "ClusterTrustBundle",
+            "metadata": {"name": name}, "spec": {"trustBundle": pem}});
+        if !signer.is_empty() {
+            b["spec"]["signerName"] = json!(signer);
+        }
+        b
+    };
+    let ca = cert_pem(true);
+    let p = |n: &str| format!("ClusterTrustBundle.certificates.k8s.io \"{n}\" is invalid: ");
+    let msg = |b: Value| message(create(C, "clustertrustbundles", "", b));
+    // The name follows the signer.
+    assert_eq!(
+        msg(bundle("example.com:signer:a", "", &ca)).await,
+        format!("{}metadata.name: Invalid value: \"example.com:signer:a\": ClusterTrustBundle without signer name must not have \":\" in its name", p("example.com:signer:a"))
+    );
+    assert_eq!(
+        msg(bundle("other", "example.com/signer", &ca)).await,
+        format!("{}metadata.name: Invalid value: \"other\": ClusterTrustBundle for signerName example.com/signer must be named with prefix example.com:signer:", p("other"))
+    );
+    // The blocks: a non-CA, a wrong type, then none at all, then twins.
+    let two = format!(
+        "{}{}",
+        cert_pem(false),
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+    );
+    assert_eq!(
+        msg(bundle("b", "", &two)).await,
+        format!("{}[spec.trustBundle: Invalid value: \"<value omitted>\": entry 0 does not have the CA bit set, spec.trustBundle: Invalid value: \"<value omitted>\": entry 1 has bad block type: PRIVATE KEY]", p("b"))
+    );
+    assert_eq!(
+        msg(bundle("b", "", "no pem here")).await,
+        format!("{}spec.trustBundle: Invalid value: \"<value omitted>\": at least one trust anchor must be provided", p("b"))
+    );
+    assert_eq!(
+        msg(bundle("b", "", &format!("{ca}{}{ca}", cert_pem(true)))).await,
+        format!("{}spec.trustBundle: Invalid value: \"<value omitted>\": duplicate trust anchor (indices [0 2])", p("b"))
+    );
+    // A good one is admitted; its signer is immutable.
+    let good = bundle("example.com:signer:a", "example.com/signer", &ca);
+    let out = admission()
+        .await
+        .admit(create(C, "clustertrustbundles", "", good.clone()))
+        .await;
+    assert!(out.is_ok(), "{:?}", out.err());
+    let mut moved = good.clone();
+    moved["spec"]["signerName"] = json!("example.com/other");
+    moved["metadata"]["name"] = json!("example.com:signer:a");
+    let m = message(update(C, "clustertrustbundles", "", good, moved)).await;
+    assert!(
+        m.contains("spec.signerName: Invalid value: \"example.com/other\": field is immutable"),
+        "{m}"
+    );
+}

@@ -1,6 +1,8 @@
 //! CertificateSigningRequest (`pkg/apis/certificates/validation`:
 //! `validateCertificateSigningRequest`, the update, `/status` and
-//! `/approval` variants with kube's compatibility options).
+//! `/approval` variants with kube's compatibility options) and
+//! ClusterTrustBundle (`ValidateClusterTrustBundle*`; its name rule is in
+//! `validation/objectmeta.rs`).
 //!
 //! The request's PEM framing is checked, not its DER content or signature
 //! (Go's `x509` errors are not reproduced); `status.certificate` content is
@@ -45,6 +47,9 @@ const TRUE_ONLY_TYPES: &[&str] = &["Approved", "Denied", "Failed"];
 
 /// The errors of one object of this group's `kind`.
 pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    if kind == "ClusterTrustBundle" {
+        return validate_cluster_trust_bundle(obj, w.old());
+    }
     if kind != "CertificateSigningRequest" {
         return Vec::new();
     }
@@ -388,4 +393,136 @@ fn validate_csr_update(new: &Value, old: &Value, approval: bool, status: bool) -
         }
     }
     errs
+}
+
+/// kube's `MaxTrustBundleSize` (1 MiB).
+const MAX_TRUST_BUNDLE_SIZE: usize = 1024 * 1024;
+
+/// `ValidateClusterTrustBundle` and, with `old`, the update's immutable
+/// `spec.signerName` (an unchanged `trustBundle` is not parsed again).
+fn validate_cluster_trust_bundle(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let empty = Value::Null;
+    let spec = obj.get("spec").unwrap_or(&empty);
+    let sp = Path::new("spec");
+    let signer = str_of(spec, "signerName");
+    if !signer.is_empty() {
+        errs.extend(validate_signer_name(signer, &sp.child("signerName")));
+    }
+    let bundle = str_of(spec, "trustBundle");
+    let old_spec = old.and_then(|o| o.get("spec"));
+    if old_spec.is_none_or(|o| str_of(o, "trustBundle") != bundle) {
+        errs.extend(validate_trust_bundle(bundle, &sp.child("trustBundle")));
+    }
+    if let Some(old_spec) = old_spec {
+        errs.extend(super::util::immutable(
+            spec.get("signerName"),
+            old_spec.get("signerName"),
+            &sp.child("signerName"),
+        ));
+    }
+    errs
+}
+
+/// kube's `validateTrustBundle`: every PEM block a `CERTIFICATE` without
+/// headers that parses as an X.509 CA certificate with basic constraints;
+/// then at least one, and no duplicates.
+fn validate_trust_bundle(bundle: &str, path: &Path) -> Vec<FieldError> {
+    const OMITTED: &str = "<value omitted>";
+    if bundle.len() > MAX_TRUST_BUNDLE_SIZE {
+        return vec![FieldError::too_long(
+            path.as_str(),
+            &format!("may not be more than {MAX_TRUST_BUNDLE_SIZE} bytes"),
+        )];
+    }
+    let mut errs = Vec::new();
+    let mut seen: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+    for (i, block) in pem_blocks(bundle).into_iter().enumerate() {
+        let problem = if block.kind != "CERTIFICATE" {
+            Some(format!("entry {i} has bad block type: {}", block.kind))
+        } else if block.has_headers {
+            Some(format!("entry {i} has PEM block headers"))
+        } else {
+            match x509_parser::parse_x509_certificate(&block.der) {
+                Err(_) => Some(format!("entry {i} does not parse as X.509")),
+                Ok((_, cert)) => match cert.basic_constraints() {
+                    Ok(Some(bc)) if bc.value.ca => None,
+                    _ => Some(format!("entry {i} does not have the CA bit set")),
+                },
+            }
+        };
+        match problem {
+            Some(msg) => errs.push(FieldError::invalid(path.as_str(), OMITTED, &msg)),
+            None => match seen.iter_mut().find(|(der, _)| *der == block.der) {
+                Some((_, at)) => at.push(i),
+                None => seen.push((block.der, vec![i])),
+            },
+        }
+    }
+    // A malformed block hides the missing and duplicate anchor errors.
+    if !errs.is_empty() {
+        return errs;
+    }
+    if seen.is_empty() {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            OMITTED,
+            "at least one trust anchor must be provided",
+        ));
+    }
+    for (_, at) in seen.iter().filter(|(_, at)| at.len() > 1) {
+        let list: Vec<String> = at.iter().map(usize::to_string).collect();
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            OMITTED,
+            &format!("duplicate trust anchor (indices [{}])", list.join(" ")),
+        ));
+    }
+    errs
+}
+
+/// One PEM block as Go's `pem.Decode` returns it.
+struct PemBlock {
+    kind: String,
+    has_headers: bool,
+    der: Vec<u8>,
+}
+
+/// The PEM blocks of `text` in order, as repeated `pem.Decode` calls
+/// find them: a `-----BEGIN T-----` line, optional `Key: value` header
+/// lines, a base64 body and `-----END T-----`; anything that does not
+/// frame a block is skipped.
+fn pem_blocks(text: &str) -> Vec<PemBlock> {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("-----BEGIN ") {
+        let at_line_start = start == 0 || rest[..start].ends_with('\n');
+        let after = &rest[start + "-----BEGIN ".len()..];
+        let line_end = after.find('\n').map_or(after.len(), |e| e + 1);
+        let line = after[..line_end].trim_end_matches(['\r', '\n']);
+        rest = &after[line_end..];
+        let Some(kind) = line.strip_suffix("-----").filter(|_| at_line_start) else {
+            continue;
+        };
+        let end_marker = format!("-----END {kind}-----");
+        let Some(end) = rest.find(&end_marker) else {
+            continue;
+        };
+        let lines: Vec<&str> = rest[..end].lines().collect();
+        let headers = lines.iter().take_while(|l| l.contains(':')).count();
+        let body: String = lines[headers..]
+            .iter()
+            .flat_map(|l| l.chars().filter(|c| !c.is_whitespace()))
+            .collect();
+        if let Ok(der) = b64.decode(&body) {
+            blocks.push(PemBlock {
+                kind: kind.to_string(),
+                has_headers: headers > 0,
+                der,
+            });
+            rest = &rest[end + end_marker.len()..];
+        }
+    }
+    blocks
 }
