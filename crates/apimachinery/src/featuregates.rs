@@ -45,6 +45,13 @@ pub const KNOWN_GATES: &[Gate] = &[
         default: false,
         stage: "BETA",
     },
+    // CSINode `allocatable.count` mutable, CSIDriver
+    // `nodeAllocatableUpdatePeriodSeconds` kept (dropped while off).
+    Gate {
+        name: "MutableCSINodeAllocatableCount",
+        default: false,
+        stage: "BETA",
+    },
     // Declarative validation (`+k8s:` rules) runs beside the handwritten
     // rules; mismatches are counted (compatibility.md).
     Gate {

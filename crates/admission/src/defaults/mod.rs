@@ -123,6 +123,9 @@ pub(crate) fn prepare(
         ("certificates.k8s.io", "CertificateSigningRequest", Operation::Update, Some(old)) => {
             certificates::prepare_update(obj, old)
         }
+        ("storage.k8s.io", "CSIDriver", Operation::Create | Operation::Update, old) => {
+            storage::drop_disabled_csi_driver_fields(obj, old)
+        }
         _ => {}
     }
 }

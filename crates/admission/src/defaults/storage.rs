@@ -47,6 +47,25 @@ pub(super) fn csi_driver(obj: &mut Value) {
     or_set(spec, "seLinuxMount", false);
 }
 
+/// The CSIDriver strategy's `dropDisabledFields`: without the
+/// `MutableCSINodeAllocatableCount` gate (off in 1.34),
+/// `spec.nodeAllocatableUpdatePeriodSeconds` is dropped unless the stored
+/// object already has it.
+pub(super) fn drop_disabled_csi_driver_fields(obj: &mut Value, old: Option<&Value>) {
+    const FIELD: &str = "nodeAllocatableUpdatePeriodSeconds";
+    if keelson_apimachinery::featuregates::FeatureGates::global()
+        .enabled("MutableCSINodeAllocatableCount")
+        || old
+            .and_then(|o| o.pointer("/spec/nodeAllocatableUpdatePeriodSeconds"))
+            .is_some_and(|v| !v.is_null())
+    {
+        return;
+    }
+    if let Some(spec) = object_at(obj, &["spec"]) {
+        spec.remove(FIELD);
+    }
+}
+
 /// VolumeAttachment: the volume sources of `spec.source.inlineVolumeSpec`
 /// get the core defaults of a PersistentVolume's sources (hostPath `type`,
 /// RBD pool/user/keyring, iSCSI interface, Azure disk caching/kind/fsType/

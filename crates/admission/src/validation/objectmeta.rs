@@ -201,7 +201,7 @@ fn annotations(v: Option<&Value>) -> Vec<FieldError> {
     if size > TOTAL_ANNOTATION_SIZE_LIMIT {
         errs.push(FieldError::too_long(
             "metadata.annotations",
-            &format!("must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            &format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         ));
     }
     errs

@@ -19,6 +19,7 @@ mod validate_pod;
 mod validate_pod_scheduling;
 mod validate_pod_security;
 mod validate_resource;
+mod validate_storage;
 mod validate_updates;
 mod validate_warnings;
 mod validate_workloads;

@@ -116,7 +116,7 @@ async fn labels_and_annotations() {
         .admit(create("", "configmaps", "default", obj))
         .await
         .unwrap_err();
-    assert_eq!(err.message, "ConfigMap \"c\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes");
+    assert_eq!(err.message, "ConfigMap \"c\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes");
     assert_eq!(err.details.unwrap().causes[0].reason, "FieldValueTooLong");
 }
 

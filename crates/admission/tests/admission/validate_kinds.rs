@@ -43,7 +43,7 @@ async fn config_map_keys_overlap_and_size() {
     let msg = message(create("", "configmaps", "default", cm)).await;
     assert_eq!(
         msg,
-        "ConfigMap \"c\" is invalid: Too long: must have at most 1048576 bytes"
+        "ConfigMap \"c\" is invalid: Too long: may not be more than 1048576 bytes"
     );
 }
 
@@ -90,7 +90,7 @@ async fn secret_types_and_size() {
     let big = base64::engine::general_purpose::STANDARD.encode(vec![0u8; 1024 * 1024 + 1]);
     assert_eq!(
         message(s("Opaque", json!({"k": big}))).await,
-        "Secret \"s\" is invalid: data: Too long: must have at most 1048576 bytes"
+        "Secret \"s\" is invalid: data: Too long: may not be more than 1048576 bytes"
     );
 }
 

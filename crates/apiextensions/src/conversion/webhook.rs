@@ -453,7 +453,7 @@ fn validate_annotations(annotations: &Map<String, Value>) -> Vec<FieldError> {
     if size > TOTAL_ANNOTATION_SIZE_LIMIT {
         errs.push(FieldError::too_long(
             "metadata.annotation",
-            &format!("must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            &format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         ));
     }
     errs

@@ -66,7 +66,7 @@ fn validate_config_map(obj: &Value) -> Vec<FieldError> {
     if total > MAX_SIZE {
         errs.push(FieldError::too_long(
             "",
-            &format!("must have at most {MAX_SIZE} bytes"),
+            &format!("may not be more than {MAX_SIZE} bytes"),
         ));
     }
     errs
@@ -193,7 +193,7 @@ fn validate_secret(obj: &Value) -> Vec<FieldError> {
     if total > MAX_SIZE {
         errs.push(FieldError::too_long(
             "data",
-            &format!("must have at most {MAX_SIZE} bytes"),
+            &format!("may not be more than {MAX_SIZE} bytes"),
         ));
     }
     let get = |k: &str| data.iter().find(|(key, _)| key == k).map(|(_, v)| v);

@@ -280,7 +280,7 @@ fn validate_ingress_class_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
     if controller.len() > 250 {
         errs.push(FieldError::too_long(
             cp.as_str(),
-            "must have at most 250 bytes",
+            "may not be more than 250 bytes",
         ));
     }
     if controller.is_empty() {
