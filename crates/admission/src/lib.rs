@@ -54,7 +54,7 @@ pub fn validate_kind_on_create(group: &str, kind: &str, obj: &Value) -> Vec<Fiel
 }
 
 use registry::{Catalog, NameRule};
-use validation::MetaRules;
+use validation::{MetaRules, SpecialName};
 
 /// Admission backed by the catalog and a store (for namespace lookups).
 pub struct LocalAdmission {
@@ -398,14 +398,16 @@ impl LocalAdmission {
             let rules = MetaRules {
                 name_rule: target.info.map_or(NameRule::Subdomain, |i| i.name_rule),
                 namespaced,
-                trust_bundle_signer: (kind == "ClusterTrustBundle"
-                    && req.gr.group == "certificates.k8s.io")
-                    .then(|| {
+                special_name: match (req.gr.group.as_str(), kind) {
+                    ("certificates.k8s.io", "ClusterTrustBundle") => SpecialName::TrustBundle(
                         object
                             .pointer("/spec/signerName")
                             .and_then(Value::as_str)
-                            .unwrap_or_default()
-                    }),
+                            .unwrap_or_default(),
+                    ),
+                    ("networking.k8s.io", "IPAddress") => SpecialName::IpAddress,
+                    _ => SpecialName::None,
+                },
             };
             let mut errs = validation::validate_meta(object.get("metadata"), rules);
             if let Some(old) = req

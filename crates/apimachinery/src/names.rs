@@ -55,7 +55,14 @@ pub fn is_dns1123_label(v: &str) -> Vec<String> {
     if v.len() > 63 {
         errs.push(max_len_error(63));
     }
+    static SUBDOMAIN: OnceLock<Regex> = OnceLock::new();
     if !anchored(DNS1123_LABEL_FMT, &RE).is_match(v) {
+        // A valid subdomain of the right length fails only for its dots
+        // (kube 1.34 says so).
+        if anchored(DNS1123_SUBDOMAIN_FMT, &SUBDOMAIN).is_match(v) {
+            errs.push("must not contain dots".into());
+            return errs;
+        }
         errs.push(regex_error("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL_FMT, &["my-name", "123-abc"]));
     }
     errs
@@ -134,8 +141,8 @@ mod tests {
     #[test]
     fn label() {
         assert!(is_dns1123_label("123-abc").is_empty());
-        assert_eq!(is_dns1123_label("a.b").len(), 1);
-        assert!(is_dns1123_label("a.b")[0].contains("(e.g. 'my-name',  or '123-abc', regex"));
+        assert_eq!(is_dns1123_label("a.b"), ["must not contain dots"]);
+        assert!(is_dns1123_label("A_b")[0].contains("(e.g. 'my-name',  or '123-abc', regex"));
         assert_eq!(is_dns1035_label("1abc").len(), 1);
         assert_eq!(
             is_dns1123_label(&"a".repeat(64))[0],

@@ -10,5 +10,6 @@ mod required;
 pub(crate) use kinds::{covers_required, validate as validate_kind, warnings, Write};
 pub(crate) use objectmeta::{
     no_new_finalizers, path_segment_errors, validate_meta, validate_meta_update, MetaRules,
+    SpecialName,
 };
 pub(crate) use required::required_fields;

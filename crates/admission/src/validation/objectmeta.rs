@@ -18,16 +18,28 @@ const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 pub(crate) struct MetaRules<'a> {
     pub name_rule: NameRule,
     pub namespaced: bool,
-    /// A ClusterTrustBundle's `spec.signerName` (`Some("")` without one):
-    /// its name follows kube's `ValidateClusterTrustBundleName`.
-    pub trust_bundle_signer: Option<&'a str>,
+    /// A name rule that depends on the kind (else `name_rule`'s).
+    pub special_name: SpecialName<'a>,
+}
+
+/// The kinds whose names follow their own rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SpecialName<'a> {
+    None,
+    /// A ClusterTrustBundle with this `spec.signerName` (`""` without
+    /// one): kube's `ValidateClusterTrustBundleName`.
+    TrustBundle(&'a str),
+    /// An IPAddress: kube's `ValidateIPAddressName`, a canonical IP (the
+    /// same check for a generateName).
+    IpAddress,
 }
 
 impl MetaRules<'_> {
     fn name_errors(&self, name: &str, prefix: bool) -> Vec<String> {
-        match self.trust_bundle_signer {
-            Some(signer) => trust_bundle_name_errors(signer, name, prefix),
-            None => name_errors(self.name_rule, name, prefix),
+        match self.special_name {
+            SpecialName::TrustBundle(signer) => trust_bundle_name_errors(signer, name, prefix),
+            SpecialName::IpAddress => super::kinds::netaddr::ip_errors(name),
+            SpecialName::None => name_errors(self.name_rule, name, prefix),
         }
     }
 }

@@ -24,10 +24,19 @@ async fn invalid_names_per_resource_rule() {
         (
             "namespaces",
             "",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "A_b"}}),
+            "Namespace",
+            "A_b",
+            LABEL,
+        ),
+        // A valid subdomain fails as a label only for its dots.
+        (
+            "namespaces",
+            "",
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a.b"}}),
             "Namespace",
             "a.b",
-            LABEL,
+            "must not contain dots",
         ),
         (
             "services",

@@ -23,6 +23,7 @@ mod core_service;
 mod discovery;
 mod events;
 mod flowcontrol;
+pub(crate) mod netaddr;
 mod networking;
 mod node;
 mod path;
@@ -103,7 +104,20 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
             )
             | ("node.k8s.io", "RuntimeClass")
             | ("discovery.k8s.io", "EndpointSlice")
-            | ("certificates.k8s.io", "CertificateSigningRequest")
+            | (
+                "certificates.k8s.io",
+                "CertificateSigningRequest" | "ClusterTrustBundle"
+            )
+            | (
+                "storage.k8s.io",
+                "StorageClass"
+                    | "VolumeAttachment"
+                    | "CSIDriver"
+                    | "CSINode"
+                    | "CSIStorageCapacity"
+                    | "VolumeAttributesClass"
+            )
+            | ("networking.k8s.io", "ServiceCIDR" | "IPAddress")
             | ("flowcontrol.apiserver.k8s.io", "FlowSchema")
             | ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration")
             | ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy")

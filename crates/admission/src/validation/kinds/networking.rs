@@ -1,4 +1,6 @@
-//! Ingress, IngressClass, NetworkPolicy (`pkg/apis/networking/validation`).
+//! Ingress, IngressClass, NetworkPolicy, ServiceCIDR and IPAddress
+//! (`pkg/apis/networking/validation`). An IPAddress's name rule (a
+//! canonical IP) is in `validation/objectmeta.rs`.
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
 use regex::Regex;
@@ -33,7 +35,44 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
             errs.extend(validate_ingress_class_spec(spec, &sp));
             errs
         }
-        "NetworkPolicy" => validate_network_policy_spec(spec, &sp),
+        // kube's update validates the spec twice (the strategy, then
+        // `ValidateNetworkPolicyUpdate`), so the causes repeat.
+        "NetworkPolicy" => {
+            let mut errs = validate_network_policy_spec(spec, &sp);
+            if w.old().is_some() {
+                errs.extend(validate_network_policy_spec(spec, &sp));
+            }
+            errs
+        }
+        "ServiceCIDR" => match w.old() {
+            None => service_cidr_spec(spec),
+            Some(old) => service_cidr_update(spec, old.get("spec").unwrap_or(&empty)),
+        },
+        "IPAddress" => {
+            let mut errs = ip_address_parent(spec);
+            if let Some(old) = w.old() {
+                let parent = |s: &Value| {
+                    s.get("parentRef")
+                        .filter(|v| !v.is_null())
+                        .map(super::util::semantic)
+                };
+                if parent(spec) != parent(old.get("spec").unwrap_or(&empty)) {
+                    let value = spec
+                        .get("parentRef")
+                        .filter(|v| v.is_object())
+                        .map_or(Value::Null, |p| {
+                            serde_json::json!({"Group": str_of(p, "group"), "Resource": str_of(p, "resource"),
+                                "Namespace": str_of(p, "namespace"), "Name": str_of(p, "name")})
+                        });
+                    errs.push(FieldError::invalid(
+                        "spec.parentRef",
+                        value,
+                        "field is immutable",
+                    ));
+                }
+            }
+            errs
+        }
         _ => Vec::new(),
     }
 }
@@ -308,6 +347,9 @@ fn validate_ingress_class_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
     }
     if let Some(params) = spec.get("parameters").filter(|v| v.is_object()) {
         let pp = sp.child("parameters");
+        if let Some(g) = params.get("apiGroup").and_then(Value::as_str) {
+            errs.extend(dns1123_subdomain(g, &pp.child("apiGroup")));
+        }
         for key in ["kind", "name"] {
             let v = str_of(params, key);
             if v.is_empty() {
@@ -333,14 +375,13 @@ fn validate_ingress_class_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
                     ));
                 }
             }
-            "Namespace" => {
-                if params.get("namespace").is_none_or(Value::is_null) {
-                    errs.push(FieldError::required(
-                        pp.child("namespace").as_str(),
-                        "`parameters.scope` is set to 'Namespace'",
-                    ));
-                }
-            }
+            "Namespace" => match params.get("namespace").and_then(Value::as_str) {
+                None => errs.push(FieldError::required(
+                    pp.child("namespace").as_str(),
+                    "`parameters.scope` is set to 'Namespace'",
+                )),
+                Some(ns) => errs.extend(super::util::dns1123_label(ns, &pp.child("namespace"))),
+            },
             "" => errs.push(FieldError::required(pp.child("scope").as_str(), "")),
             other => errs.push(FieldError::not_supported(
                 pp.child("scope").as_str(),
@@ -505,6 +546,121 @@ fn ip_block_errors(b: &Value, path: &Path) -> Vec<FieldError> {
                 ep.as_str(),
                 e,
                 "must be a strict subset of `cidr`",
+            ));
+        }
+    }
+    errs
+}
+
+/// `validateServiceCIDRSpec` at `spec.cidrs`: one or two canonical CIDRs,
+/// at most one per IP family.
+fn service_cidr_spec(spec: &Value) -> Vec<FieldError> {
+    let cp = Path::new("spec").child("cidrs");
+    let cidrs: Vec<&str> = list_of(spec, "cidrs")
+        .iter()
+        .map(|c| c.as_str().unwrap_or_default())
+        .collect();
+    if cidrs.is_empty() {
+        return vec![FieldError::required(
+            cp.as_str(),
+            "at least one CIDR required",
+        )];
+    }
+    if cidrs.len() > 2 {
+        // kube prints the internal spec struct.
+        return vec![FieldError::invalid(
+            cp.as_str(),
+            serde_json::json!({ "CIDRs": cidrs }),
+            "may only hold up to 2 values",
+        )];
+    }
+    let mut errs = Vec::new();
+    for (i, c) in cidrs.iter().enumerate() {
+        errs.extend(invalid_all(super::netaddr::cidr_errors(c), &cp.index(i), c));
+    }
+    if let [a, b] = cidrs[..] {
+        let fa = super::netaddr::cidr_family(a);
+        if fa.is_some() && fa == super::netaddr::cidr_family(b) {
+            errs.push(FieldError::invalid(
+                cp.as_str(),
+                serde_json::json!(cidrs),
+                "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64",
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateServiceCIDRUpdate`: the CIDRs are fixed, except that a
+/// single-family ServiceCIDR may add its second family.
+fn service_cidr_update(spec: &Value, old: &Value) -> Vec<FieldError> {
+    let cp = Path::new("spec").child("cidrs");
+    let strs = |s: &Value| -> Vec<String> {
+        list_of(s, "cidrs")
+            .iter()
+            .map(|c| c.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let (new, was) = (strs(spec), strs(old));
+    let mut errs = Vec::new();
+    if new.len() == was.len() {
+        for (i, (n, o)) in new.iter().zip(&was).enumerate() {
+            if n != o {
+                errs.push(FieldError::invalid(
+                    cp.index(i).as_str(),
+                    n.as_str(),
+                    "field is immutable",
+                ));
+            }
+        }
+    } else if was.len() == 1 && new.len() == 2 {
+        if new[0] != was[0] {
+            errs.push(FieldError::invalid(
+                cp.index(0).as_str(),
+                new[0].as_str(),
+                "field is immutable",
+            ));
+        }
+        errs.extend(service_cidr_spec(spec));
+    } else {
+        let value = spec
+            .get("cidrs")
+            .filter(|v| v.is_array())
+            .cloned()
+            .unwrap_or(Value::Null);
+        errs.push(FieldError::invalid(
+            cp.as_str(),
+            value,
+            "field is immutable",
+        ));
+    }
+    errs
+}
+
+/// `validateIPAddressParentReference`: required, with a resource and a
+/// name (path segments), an optional DNS-subdomain group and path-segment
+/// namespace.
+fn ip_address_parent(spec: &Value) -> Vec<FieldError> {
+    let pp = Path::new("spec").child("parentRef");
+    let Some(parent) = spec.get("parentRef").filter(|v| v.is_object()) else {
+        return vec![FieldError::required(pp.as_str(), "")];
+    };
+    let mut errs = Vec::new();
+    let group = str_of(parent, "group");
+    if !group.is_empty() {
+        errs.extend(dns1123_subdomain(group, &pp.child("group")));
+    }
+    for (key, required) in [("resource", true), ("name", true), ("namespace", false)] {
+        let v = str_of(parent, key);
+        if v.is_empty() {
+            if required {
+                errs.push(FieldError::required(pp.child(key).as_str(), ""));
+            }
+        } else {
+            errs.extend(invalid_all(
+                crate::validation::path_segment_errors(v, false),
+                &pp.child(key),
+                v,
             ));
         }
     }
