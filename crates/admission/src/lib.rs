@@ -406,6 +406,19 @@ impl LocalAdmission {
                             .unwrap_or_default(),
                     ),
                     ("networking.k8s.io", "IPAddress") => SpecialName::IpAddress,
+                    ("apiregistration.k8s.io", "APIService") => {
+                        let spec_str = |k: &str| {
+                            object
+                                .get("spec")
+                                .and_then(|s| s.get(k))
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                        };
+                        SpecialName::ApiService {
+                            version: spec_str("version"),
+                            group: spec_str("group"),
+                        }
+                    }
                     _ => SpecialName::None,
                 },
             };

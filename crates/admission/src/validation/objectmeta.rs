@@ -32,6 +32,12 @@ pub(crate) enum SpecialName<'a> {
     /// An IPAddress: kube's `ValidateIPAddressName`, a canonical IP (the
     /// same check for a generateName).
     IpAddress,
+    /// An APIService for this `spec.version` and `spec.group`: a path
+    /// segment named `<version>.<group>`.
+    ApiService {
+        version: &'a str,
+        group: &'a str,
+    },
 }
 
 impl MetaRules<'_> {
@@ -39,6 +45,19 @@ impl MetaRules<'_> {
         match self.special_name {
             SpecialName::TrustBundle(signer) => trust_bundle_name_errors(signer, name, prefix),
             SpecialName::IpAddress => super::kinds::netaddr::ip_errors(name),
+            SpecialName::ApiService { version, group } => {
+                let failures = path_segment_errors(name, false);
+                let required = format!("{version}.{group}");
+                if !failures.is_empty() {
+                    failures
+                } else if name != required {
+                    vec![format!(
+                        "must be `spec.version+\".\"+spec.group`: {required:?}"
+                    )]
+                } else {
+                    Vec::new()
+                }
+            }
             SpecialName::None => name_errors(self.name_rule, name, prefix),
         }
     }

@@ -135,3 +135,22 @@ async fn ingress_class_parameters() {
     ))
     .await;
 }
+
+#[tokio::test]
+async fn api_service_rules() {
+    const A: &str = "apiregistration.k8s.io";
+    let svc = |name: &str, spec: Value| {
+        json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+            "metadata": {"name": name}, "spec": spec})
+    };
+    assert_eq!(
+        message(create(A, "apiservices", "", svc("v1.metrics", json!({"group": "metrics.k8s.io", "version": "v1beta1",
+            "caBundle": "AAEC", "insecureSkipTLSVerify": true})))).await,
+        "APIService.apiregistration.k8s.io \"v1.metrics\" is invalid: [metadata.name: Invalid value: \"v1.metrics\": must be `spec.version+\".\"+spec.group`: \"v1beta1.metrics.k8s.io\", spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000, spec.versionPriority: Invalid value: 0: must be positive and less than 1000, spec.caBundle: Invalid value: \"3 bytes\": local APIServices may not have a caBundle, spec.insecureSkipTLSVerify: Invalid value: true: local APIServices may not have insecureSkipTLSVerify]"
+    );
+    assert_eq!(
+        message(create(A, "apiservices", "", svc("V1.", json!({"version": "V1", "groupPriorityMinimum": 10,
+            "versionPriority": 10, "service": {}})))).await,
+        "APIService.apiregistration.k8s.io \"V1.\" is invalid: [spec.group: Required value: only v1 may have an empty group and it better be legacy kube, spec.version: Invalid value: \"V1\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'), spec.service.namespace: Required value, spec.service.name: Required value]"
+    );
+}

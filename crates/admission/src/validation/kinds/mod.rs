@@ -9,6 +9,7 @@
 
 mod admission_policy;
 mod admissionregistration;
+mod apiregistration;
 mod apps;
 mod autoscaling;
 mod batch;
@@ -118,6 +119,7 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
                     | "VolumeAttributesClass"
             )
             | ("networking.k8s.io", "ServiceCIDR" | "IPAddress")
+            | ("apiregistration.k8s.io", "APIService")
             | ("flowcontrol.apiserver.k8s.io", "FlowSchema")
             | ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration")
             | ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy")
@@ -163,6 +165,7 @@ pub(crate) fn validate_group(
         "admissionregistration.k8s.io" => admissionregistration::validate(kind, w, obj),
         "node.k8s.io" => node::validate(kind, w, obj),
         "resource.k8s.io" => resource::validate(kind, w, obj),
+        "apiregistration.k8s.io" => apiregistration::validate(kind, w, obj),
         _ => Vec::new(),
     }
 }
