@@ -226,3 +226,34 @@ async fn host_port_conflicts_across_containers() {
         "Pod \"p\" is invalid: spec.containers[1].ports[0].hostPort: Duplicate value: \"/TCP/8080\""
     );
 }
+
+#[tokio::test]
+async fn pod_specific_annotations() {
+    let mut p = pod(json!({"containers": [{"name": "web", "image": "nginx"}]}));
+    p["metadata"]["annotations"] = json!({
+        "kubernetes.io/config.mirror": "x",
+        "controller.kubernetes.io/pod-deletion-cost": "+10",
+        "seccomp.security.alpha.kubernetes.io/pod": "bogus",
+        "container.seccomp.security.alpha.kubernetes.io/web": "localhost//etc/x",
+        "container.apparmor.security.beta.kubernetes.io/db": "enforce",
+    });
+    assert_eq!(
+        message(create("", "pods", "default", p.clone())).await,
+        "Pod \"p\" is invalid: [metadata.annotations[kubernetes.io/config.mirror]: Invalid value: \"x\": must set spec.nodeName if mirror pod annotation is set, metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: \"+10\": must be a 32bit integer, metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": must be a valid seccomp profile, metadata.annotations.container.seccomp.security.alpha.kubernetes.io/web: Invalid value: \"/etc/x\": must be a relative path, metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"db\": container not found, metadata.annotations[container.apparmor.security.beta.kubernetes.io/db]: Invalid value: \"enforce\": invalid AppArmor profile name: \"enforce\"]"
+    );
+    // Updates may not add AppArmor annotations; a stored invalid cost is kept.
+    let mut old = pod(json!({"containers": [{"name": "web", "image": "nginx"}]}));
+    old["metadata"]["annotations"] = json!({"controller.kubernetes.io/pod-deletion-cost": "007"});
+    // As stored (defaulted); the invalid cost came from before the rule.
+    let mut ok = old.clone();
+    ok["metadata"]["annotations"] = json!({});
+    let mut old = crate::support::admitted(create("", "pods", "default", ok)).await;
+    old["metadata"]["annotations"] = json!({"controller.kubernetes.io/pod-deletion-cost": "007"});
+    let mut new = old.clone();
+    new["metadata"]["annotations"]["container.apparmor.security.beta.kubernetes.io/web"] =
+        json!("runtime/default");
+    assert_eq!(
+        message(update(old, new)).await,
+        "Pod \"p\" is invalid: metadata.annotations[container.apparmor.security.beta.kubernetes.io/web]: Forbidden: may not add AppArmor annotations"
+    );
+}

@@ -1,5 +1,6 @@
 //! Pod, PodTemplate, ReplicationController and the pod spec (`pkg/apis/core/validation`: `ValidatePod*`, `ValidatePodSpec`, `ValidatePodTemplateSpec`, containers, volumes, probes, ...).
 
+mod annotations;
 mod container;
 mod container_extra;
 mod pod_resources;
@@ -42,6 +43,11 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     }
 }
 
+/// A pod's `metadata.annotations`.
+fn pod_annotations(pod: &Value) -> Option<&serde_json::Map<String, Value>> {
+    pod.get("metadata").and_then(|m| obj_of(m, "annotations"))
+}
+
 fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     if w.is_status() {
         return match w.old() {
@@ -61,14 +67,31 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         if !w.subresource.is_empty() {
             return Vec::new();
         }
-        let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, opts);
+        let ap = Path::new("metadata").child("annotations");
+        let mut errs = annotations::update(obj, old, &ap);
+        let stored_cost_ok = annotations::validate(pod_annotations(old), spec, &ap, false)
+            .iter()
+            .all(|e| !e.field.contains("pod-deletion-cost"));
+        errs.extend(annotations::validate(
+            pod_annotations(obj),
+            spec,
+            &ap,
+            !stored_cost_ok,
+        ));
+        errs.extend(validate_pod_spec(spec, &Path::new("spec"), w, opts));
         errs.extend(validate_pod_update(
             spec,
             old.get("spec").unwrap_or(&Value::Null),
         ));
         return errs;
     }
-    let mut errs = validate_pod_spec(spec, &Path::new("spec"), w, opts);
+    let mut errs = annotations::validate(
+        pod_annotations(obj),
+        spec,
+        &Path::new("metadata").child("annotations"),
+        false,
+    );
+    errs.extend(validate_pod_spec(spec, &Path::new("spec"), w, opts));
     errs.extend(scheduling::pod_create(spec));
     errs.extend(security::pod_create_annotations(obj));
     errs
@@ -98,6 +121,12 @@ pub(crate) fn validate_pod_template_spec(
         }
     }
     let spec = template.get("spec").unwrap_or(&Value::Null);
+    errs.extend(annotations::validate(
+        obj_of(meta, "annotations"),
+        spec,
+        &path.child("annotations"),
+        false,
+    ));
     errs.extend(validate_pod_spec(
         spec,
         &path.child("spec"),
