@@ -94,6 +94,18 @@ fn scenario(mode: Mode) {
         "{err}"
     );
 
+    // A warning recorded before a refusal comes with it (kube's warning
+    // recorder): the unknown field under `--validate=warn`, then the 403.
+    let err = c.fails(
+        &["create", "--validate=warn", "-n", "p1", "-f", "-"],
+        Some(&pod_yaml("warned", "  priorityClassName: nope\n  bogusField: 1\n")),
+    );
+    assert!(
+        err.contains("Warning: unknown field \"spec.bogusField\"")
+            && err.contains("pods \"warned\" is forbidden: no PriorityClass with name nope was found"),
+        "{mode:?}: {err}"
+    );
+
     // LimitRanger: defaults, and a container over the maximum.
     c.ok_stdin(
         &["apply", "-n", "p1", "-f", "-"],

@@ -165,7 +165,24 @@ fn patch_invalid(patched: &Value, msg: &str) -> ApiError {
 }
 
 impl LocalAdmission {
-    async fn admit_write(&self, mut req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+    /// A create or update through the chain. The warnings recorded before
+    /// a step refuses ride on its error, as kube sends them with it.
+    async fn admit_write(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+        let mut warnings = Vec::new();
+        match self.admit_write_with(req, &mut warnings).await {
+            Ok(object) => Ok(AdmissionResponse {
+                object: Some(object),
+                warnings,
+            }),
+            Err(e) => Err(e.with_warnings(warnings)),
+        }
+    }
+
+    async fn admit_write_with(
+        &self,
+        mut req: AdmissionRequest,
+        warnings: &mut Vec<String>,
+    ) -> ApiResult<Value> {
         let mut object = req
             .object
             .take()
@@ -194,7 +211,6 @@ impl LocalAdmission {
         // A subresource with its own kind (a Scale on /scale) is not the
         // resource's object: only the namespace checks apply to it.
         let own_kind = target.info.is_none_or(|i| i.kind == kind);
-        let mut warnings = Vec::new();
 
         // A custom resource's own kind: its structural schema decides.
         let custom_schema = target
@@ -253,7 +269,7 @@ impl LocalAdmission {
                             ApiError::bad_request(names.cannot_handle(&msg))
                         });
                     }
-                    FieldValidation::Warn => warnings = strict,
+                    FieldValidation::Warn => *warnings = strict,
                     FieldValidation::Ignore => {}
                 }
             }
@@ -288,7 +304,7 @@ impl LocalAdmission {
                             ApiError::bad_request(names.cannot_handle(&msg))
                         });
                     }
-                    FieldValidation::Warn => warnings = report.strict,
+                    FieldValidation::Warn => *warnings = report.strict,
                     FieldValidation::Ignore => {}
                 }
             }
@@ -512,10 +528,7 @@ impl LocalAdmission {
                 .await?;
         }
 
-        Ok(AdmissionResponse {
-            object: Some(object),
-            warnings,
-        })
+        Ok(object)
     }
 }
 

@@ -60,6 +60,10 @@ pub struct ApiError {
     pub details: Option<Box<StatusDetails>>,
     /// `metadata.continue` of the Status (used by 410 Expired lists).
     pub continue_token: Option<String>,
+    /// Warnings recorded before the request failed (an admission step's,
+    /// before a later one refused): kube sends them as `Warning` headers
+    /// with the error. Not part of the Status body.
+    pub warnings: Vec<String>,
 }
 
 /// Result alias used across the project.
@@ -75,7 +79,15 @@ impl ApiError {
             message: message.into(),
             details: None,
             continue_token: None,
+            warnings: Vec::new(),
         }
+    }
+
+    /// This error with `warnings` recorded before it (they come first).
+    pub fn with_warnings(mut self, mut warnings: Vec<String>) -> Self {
+        warnings.append(&mut self.warnings);
+        self.warnings = warnings;
+        self
     }
 
     fn with_resource(mut self, gr: &GroupResource, name: &str) -> Self {
@@ -352,6 +364,7 @@ impl ApiError {
                 .pointer("/metadata/continue")
                 .and_then(|c| c.as_str())
                 .map(str::to_string),
+            warnings: Vec::new(),
         })
     }
 }

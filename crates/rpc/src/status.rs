@@ -31,9 +31,20 @@ pub fn grpc_code(err: &ApiError) -> Code {
 /// Longest `grpc-message` sent; the full message is in the details.
 const MAX_GRPC_MESSAGE: usize = 1024;
 
-/// Encode an `ApiError` as a gRPC status carrying the Status JSON.
+/// The key under which an error's warnings ride in the details' Status
+/// JSON (removed again on receipt; never sent to HTTP clients).
+const WARNINGS_KEY: &str = "keelsonWarnings";
+
+/// Encode an `ApiError` as a gRPC status carrying the Status JSON (and its
+/// warnings).
 pub fn to_grpc_status(err: &ApiError) -> Status {
-    let details = serde_json::to_vec(&err.to_status_json()).unwrap_or_default();
+    let mut status = err.to_status_json();
+    if !err.warnings.is_empty() {
+        if let Some(m) = status.as_object_mut() {
+            m.insert(WARNINGS_KEY.into(), serde_json::json!(err.warnings));
+        }
+    }
+    let details = serde_json::to_vec(&status).unwrap_or_default();
     Status::with_details(
         grpc_code(err),
         truncate(&err.message, MAX_GRPC_MESSAGE),
@@ -72,7 +83,16 @@ fn decode_details(details: &[u8]) -> Option<ApiError> {
         return None;
     }
     let v: serde_json::Value = serde_json::from_slice(details).ok()?;
-    ApiError::from_status_json(&v)
+    let warnings = v
+        .get(WARNINGS_KEY)
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|w| w.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    ApiError::from_status_json(&v).map(|e| e.with_warnings(warnings))
 }
 
 fn truncate(s: &str, max: usize) -> String {

@@ -462,6 +462,7 @@ async fn every_detail_of_an_error_survives_including_huge_ones() {
             retry_after_seconds: Some(3),
         })),
         continue_token: Some("tok".into()),
+        warnings: vec!["kept across the wire".into()],
     };
     let router = Server::builder().add_service(StoreGrpc::server(Arc::new(Failing(err.clone()))));
     let server = support::start(router, None).await;

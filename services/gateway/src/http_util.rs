@@ -78,6 +78,7 @@ pub fn encode_target(code: u16, out: Format, query: &Query, v: &Value) -> Respon
 pub fn status_response(e: &ApiError, out: Format) -> Response<Body> {
     let out = Format::object(out.encoding);
     let mut r = encode(e.code, out, &e.to_status_json());
+    add_warnings(&mut r, &e.warnings);
     if let Some(secs) = e.details.as_ref().and_then(|d| d.retry_after_seconds) {
         if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
             r.headers_mut().insert(http::header::RETRY_AFTER, v);

@@ -214,3 +214,25 @@ async fn strict_patch_failures_are_422_in_patch_form() {
     assert_eq!(d.causes[0].field, "patch");
     assert_eq!(d.causes[0].reason, "FieldValueInvalid");
 }
+
+/// Warnings recorded before a later step refuses reach the client with
+/// the error, as kube's warning recorder sends them.
+#[tokio::test]
+async fn warnings_ride_on_a_later_refusal() {
+    let adm = admission().await;
+    let (mut obj, _) = with_unknown_fields();
+    obj["spec"]["replicas"] = json!(-1);
+    let raw = serde_json::to_vec(&obj).unwrap();
+    let mut req = create("apps", "deployments", "default", obj);
+    req.raw_body = Some(raw);
+    let err = adm.admit(req).await.unwrap_err();
+    assert_eq!(err.code, 422, "{}", err.message);
+    assert!(
+        err.warnings
+            .contains(&"unknown field \"spec.foo\"".to_string()),
+        "{:?}",
+        err.warnings
+    );
+    // Not part of the Status body.
+    assert!(!err.to_status_json().to_string().contains("unknown field"));
+}
