@@ -98,11 +98,16 @@ fn scenario(mode: Mode) {
     // recorder): the unknown field under `--validate=warn`, then the 403.
     let err = c.fails(
         &["create", "--validate=warn", "-n", "p1", "-f", "-"],
-        Some(&pod_yaml("warned", "  priorityClassName: nope\n  bogusField: 1\n")),
+        Some(&pod_yaml(
+            "warned",
+            "  priorityClassName: nope\n  bogusField: 1\n",
+        )),
     );
     assert!(
         err.contains("Warning: unknown field \"spec.bogusField\"")
-            && err.contains("pods \"warned\" is forbidden: no PriorityClass with name nope was found"),
+            && err.contains(
+                "pods \"warned\" is forbidden: no PriorityClass with name nope was found"
+            ),
         "{mode:?}: {err}"
     );
 
