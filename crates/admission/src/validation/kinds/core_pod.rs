@@ -69,9 +69,7 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         }
         let ap = Path::new("metadata").child("annotations");
         let mut errs = annotations::update(obj, old, &ap);
-        let stored_cost_ok = annotations::validate(pod_annotations(old), spec, &ap, false)
-            .iter()
-            .all(|e| !e.field.contains("pod-deletion-cost"));
+        let stored_cost_ok = pod_annotations(old).is_none_or(annotations::deletion_cost_ok);
         errs.extend(annotations::validate(
             pod_annotations(obj),
             spec,

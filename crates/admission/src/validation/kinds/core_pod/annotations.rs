@@ -20,7 +20,7 @@ const APPARMOR_CONTAINER: &str = "container.apparmor.security.beta.kubernetes.io
 
 /// Whether the deletion cost parses as kube's `GetDeletionCostFromPodAnnotations`
 /// reads it (an int32, no `+` and no leading zeros); absent is fine.
-fn deletion_cost_ok(annotations: &Map<String, Value>) -> bool {
+pub(crate) fn deletion_cost_ok(annotations: &Map<String, Value>) -> bool {
     let Some(v) = annotations.get(DELETION_COST) else {
         return true;
     };
@@ -167,39 +167,32 @@ pub(crate) fn update(new: &Value, old: &Value, path: &Path) -> Vec<FieldError> {
             .unwrap_or_default()
     };
     let (new_a, old_a) = (notes(new), notes(old));
-    let guarded = |k: &str| k.starts_with(APPARMOR_CONTAINER) || k == MIRROR;
+    // The guarded annotations, named as kube's messages name them.
+    let guarded = |k: &str| match k {
+        MIRROR => Some("mirror pod annotation"),
+        _ if k.starts_with(APPARMOR_CONTAINER) => Some("AppArmor annotations"),
+        _ => None,
+    };
     let mut errs = Vec::new();
     let mut old_keys: Vec<&String> = old_a.keys().collect();
     old_keys.sort();
-    for k in old_keys.into_iter().filter(|k| guarded(k)) {
-        if new_a.get(k) == old_a.get(k) {
-            continue;
+    for k in old_keys {
+        if let Some(what) = guarded(k).filter(|_| new_a.get(k) != old_a.get(k)) {
+            errs.push(FieldError::forbidden(
+                path.key(k).as_str(),
+                &format!("may not remove or update {what}"),
+            ));
         }
-        let what = if k == MIRROR {
-            "mirror pod annotation"
-        } else {
-            "AppArmor annotations"
-        };
-        errs.push(FieldError::forbidden(
-            path.key(k).as_str(),
-            &format!("may not remove or update {what}"),
-        ));
     }
     let mut new_keys: Vec<&String> = new_a.keys().collect();
     new_keys.sort();
-    for k in new_keys
-        .into_iter()
-        .filter(|k| guarded(k) && !old_a.contains_key(*k))
-    {
-        let what = if k == MIRROR {
-            "mirror pod annotation"
-        } else {
-            "AppArmor annotations"
-        };
-        errs.push(FieldError::forbidden(
-            path.key(k).as_str(),
-            &format!("may not add {what}"),
-        ));
+    for k in new_keys {
+        if let Some(what) = guarded(k).filter(|_| !old_a.contains_key(k)) {
+            errs.push(FieldError::forbidden(
+                path.key(k).as_str(),
+                &format!("may not add {what}"),
+            ));
+        }
     }
     errs
 }
