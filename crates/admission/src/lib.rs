@@ -66,6 +66,8 @@ pub struct LocalAdmission {
     namespaces: lifecycle::Namespaces,
     /// ValidatingAdmissionPolicies and their bindings.
     policies: policy::Policies,
+    /// MutatingAdmissionPolicies and their bindings.
+    mutating_policies: policy::MutatingPolicies,
     /// ResourceQuota: the quotas, followed, and the charging of writes.
     quotas: quota::Quotas,
     /// The built-in plugins (LimitRanger, ServiceAccount, Priority, ...)
@@ -105,6 +107,7 @@ impl LocalAdmission {
         let authz = Arc::new(policy::PolicyAuthz::new(mode));
         LocalAdmission {
             policies: policy::Policies::new(catalog.clone(), authz.clone()),
+            mutating_policies: policy::MutatingPolicies::new(catalog.clone(), authz.clone()),
             store,
             catalog,
             schemas: keelson_apiextensions::SchemaCache::new(),
@@ -139,6 +142,8 @@ impl AdmissionApi for LocalAdmission {
         }
     }
 }
+
+const GROUP_ADMISSIONREGISTRATION: &str = "admissionregistration.k8s.io";
 
 /// Names used in error messages for one request.
 struct Names<'a> {
@@ -371,24 +376,48 @@ impl LocalAdmission {
                 .await?;
         }
 
-        // 3c. Mutating admission webhooks.
+        // 3c. MutatingAdmissionPolicy, then the mutating admission
+        // webhooks; a policy with `reinvocationPolicy: IfNeeded` runs once
+        // more when the webhooks changed the object after it.
+        let redecode = webhook::Redecode {
+            catalog: &catalog,
+            root: target.root,
+            custom: custom_schema.as_deref(),
+            group: target
+                .info
+                .map_or(req.gr.group.as_str(), |i| i.group.as_str()),
+            kind,
+            own_kind,
+        };
+        let mutating_policies = self.plugins.config().enabled("MutatingAdmissionPolicy")
+            && !webhook::exempt(&req.gr.group, kind)
+            && catalog
+                .resources()
+                .iter()
+                .any(|r| r.group == GROUP_ADMISSIONREGISTRATION && r.plural == "mutatingadmissionpolicies");
+        let mut reinvoke = None;
+        if mutating_policies {
+            let r = self
+                .mutating_policies
+                .mutate(&self.store, &catalog, &req, &mut object, &display_name, &redecode, None)
+                .await?;
+            reinvoke = Some(r).filter(|r| !r.is_empty());
+        }
         if self.plugins.config().enabled("MutatingAdmissionWebhook") {
-            let redecode = webhook::Redecode {
-                catalog: &catalog,
-                root: target.root,
-                custom: custom_schema.as_deref(),
-                group: target
-                    .info
-                    .map_or(req.gr.group.as_str(), |i| i.group.as_str()),
-                kind,
-                own_kind,
-            };
+            let before = reinvoke.as_ref().map(|_| object.clone());
             let mut slot = Some(object);
             let w = (self.webhooks)
                 .mutate(&self.store, &req, &mut slot, Some(&redecode))
                 .await?;
             object = slot.unwrap_or_default();
             warnings.extend(w);
+            if let (Some(r), Some(before)) = (&reinvoke, before) {
+                if before != object {
+                    self.mutating_policies
+                        .mutate(&self.store, &catalog, &req, &mut object, &display_name, &redecode, Some(r))
+                        .await?;
+                }
+            }
         }
 
         // 3d. The registry strategy's preparation, which kube runs in the
@@ -506,11 +535,15 @@ impl LocalAdmission {
         }
 
         // 5. ValidatingAdmissionPolicy.
-        let policy_warnings = self
-            .policies
-            .admit(&self.store, &catalog, &req, &object, &display_name)
-            .await?;
-        warnings.extend(policy_warnings);
+        if self.plugins.config().enabled("ValidatingAdmissionPolicy")
+            && !webhook::exempt(&req.gr.group, kind)
+        {
+            let policy_warnings = self
+                .policies
+                .admit(&self.store, &catalog, &req, &object, &display_name)
+                .await?;
+            warnings.extend(policy_warnings);
+        }
 
         // 5b. Validating admission webhooks.
         if self.plugins.config().enabled("ValidatingAdmissionWebhook") {

@@ -12,7 +12,7 @@ use crate::library::authz;
 use crate::library::cost::{self, traversal as traversal_cost};
 use crate::library::string_format;
 use crate::schema::Schema;
-use crate::types::schema_size;
+use crate::types::{schema_size, ObjectTy};
 pub use crate::types::{max_cardinality, Est, Ty};
 use cel::common::ast::{EntryExpr, Expr, LiteralValue, SourceInfo};
 use cel::IdedExpr;
@@ -35,6 +35,9 @@ pub struct Checker {
     types: HashMap<u64, Ty>,
     /// Issues of AST validators, reported only when type-checking passed.
     validator_errors: Vec<CheckError>,
+    /// `Object`, `Object.<path>` and `JSONPatch` can be constructed
+    /// (a MutatingAdmissionPolicy's mutations).
+    pub patch_types: bool,
 }
 
 const KNOWN_GLOBALS: &[&str] = &[
@@ -142,6 +145,7 @@ impl Checker {
             uses_old_self: false,
             types: HashMap::new(),
             validator_errors: vec![],
+            patch_types: false,
         }
     }
 
@@ -251,10 +255,7 @@ impl Checker {
                 }
                 Est::sized(Ty::Map(Box::new(Ty::Dyn)), cost, m.entries.len() as u64)
             }
-            Expr::Struct(_) => {
-                self.err(e.id, "object construction is not supported".into());
-                Est::sized(Ty::Dyn, 40, 1)
-            }
+            Expr::Struct(st) => self.check_struct(e, st),
             Expr::Comprehension(c) => {
                 let range = self.check(&c.iter_range);
                 // one variable: the element or key; two: (index, element) or (key, value)
@@ -295,6 +296,65 @@ impl Checker {
             Expr::Call(call) => self.check_call(e, call),
             Expr::Unspecified => Est::sized(Ty::Dyn, 0, 1),
         }
+    }
+
+    /// `Type{field: value, ...}`: kube's mutation types only (`Object` and
+    /// `Object.<field path>` take any field, `JSONPatch` its four).
+    fn check_struct(&mut self, e: &IdedExpr, st: &cel::common::ast::StructExpr) -> Est {
+        let name = st.type_name.as_str();
+        let ty = if !self.patch_types {
+            None
+        } else if name == crate::eval::JSON_PATCH {
+            Some(json_patch_type())
+        } else if name == "Object" || name.starts_with("Object.") {
+            Some(Ty::Object(Arc::new(ObjectTy {
+                name: name.to_string(),
+                fields: Vec::new(),
+                open: true,
+            })))
+        } else {
+            None
+        };
+        if ty.is_none() {
+            self.err(
+                e.id,
+                format!("undeclared reference to '{name}' (in container '')"),
+            );
+        }
+        let mut cost = 40u64;
+        for entry in &st.entries {
+            let EntryExpr::StructField(f) = &entry.expr else {
+                continue;
+            };
+            let v = self.check(&f.value);
+            cost = cost.saturating_add(v.cost);
+            let Some(Ty::Object(o)) = &ty else { continue };
+            if o.open {
+                continue;
+            }
+            match o.fields.iter().find(|(n, _)| *n == f.field) {
+                None => self.err(entry.id, format!("undefined field '{}'", f.field)),
+                Some((_, want)) => {
+                    let got = v.ty.resolve();
+                    let want_r = want.resolve();
+                    let fits = matches!(got, Ty::Dyn)
+                        || matches!(want_r, Ty::Dyn)
+                        || got.name() == want_r.name();
+                    if !fits && !f.optional {
+                        self.err(
+                            entry.id,
+                            format!(
+                                "expected type of field '{}' is '{}' but provided type is '{}'",
+                                f.field,
+                                crate::env::Type::of(want.clone()).name(),
+                                crate::env::Type::of(got).name()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        Est::sized(ty.unwrap_or(Ty::Dyn), cost, st.entries.len() as u64)
     }
 
     fn field_type(&mut self, id: u64, ty: &Ty, field: &str) -> Ty {
@@ -340,6 +400,7 @@ impl Checker {
             Ty::Map(v) => *v,
             Ty::Object(o) => match o.fields.iter().find(|(n, _)| n == field) {
                 Some((_, t)) => t.clone(),
+                None if o.open => Ty::Dyn,
                 None => {
                     self.err(id, format!("undefined field '{field}'"));
                     Ty::Dyn
@@ -371,7 +432,7 @@ impl Checker {
                 ..
             }) if matches!(
                 ns.as_str(),
-                "sets" | "format" | "optional" | "ip" | "strings" | "math"
+                "sets" | "format" | "optional" | "ip" | "strings" | "math" | "jsonpatch"
             ) && !self.vars.iter().any(|(n, _)| n == ns) =>
             {
                 Some(ns.clone())
@@ -423,6 +484,13 @@ impl Checker {
                         self.no_overload(e.id, &full, None, &args);
                     }
                     let size = arg_size(0).saturating_mul(2).saturating_add(2);
+                    Est::sized(Ty::Str, base, size)
+                }
+                "jsonpatch.escapeKey" => {
+                    if !matches!(ty_of(0), Ty::Str | Ty::Dyn) || args.len() != 1 {
+                        self.no_overload(e.id, &full, None, &args);
+                    }
+                    let size = arg_size(0).saturating_mul(2);
                     Est::sized(Ty::Str, base, size)
                 }
                 f if f.starts_with("format.") => Est::sized(Ty::Opaque, base, 1),
@@ -973,4 +1041,19 @@ pub fn render_at(source: &str, line: usize, col: usize, msg: &str) -> String {
         col + 1,
         ".".repeat(col)
     )
+}
+
+/// kube's `JSONPatch` type: `op`, `from` and `path` strings and a dyn
+/// `value`.
+pub(crate) fn json_patch_type() -> Ty {
+    Ty::Object(Arc::new(ObjectTy {
+        name: crate::eval::JSON_PATCH.to_string(),
+        fields: vec![
+            ("op".into(), Ty::Str),
+            ("from".into(), Ty::Str),
+            ("path".into(), Ty::Str),
+            ("value".into(), Ty::Dyn),
+        ],
+        open: false,
+    }))
 }

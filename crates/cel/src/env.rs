@@ -169,6 +169,7 @@ fn object(name: &str, fields: &[(&str, Ty)]) -> Ty {
             .iter()
             .map(|(n, t)| (n.to_string(), t.clone()))
             .collect(),
+        open: false,
     }))
 }
 
@@ -195,6 +196,10 @@ pub enum Returns {
     String,
     /// `string` or `null` (auditAnnotations' valueExpression).
     StringOrNull,
+    /// `Object` (a MutatingAdmissionPolicy's applyConfiguration).
+    Object,
+    /// `list(JSONPatch)` (a MutatingAdmissionPolicy's jsonPatch).
+    JsonPatches,
 }
 
 impl Returns {
@@ -206,6 +211,9 @@ impl Returns {
             Returns::Bool => matches!(got, Ty::Bool),
             Returns::String => matches!(got, Ty::Str),
             Returns::StringOrNull => matches!(got, Ty::Str | Ty::Null),
+            Returns::Object => matches!(&got, Ty::Object(o) if o.name == "Object"),
+            Returns::JsonPatches => matches!(&got, Ty::List(el)
+                if matches!(el.resolve(), Ty::Object(o) if o.name == crate::eval::JSON_PATCH)),
         };
         if ok {
             return Ok(());
@@ -213,6 +221,8 @@ impl Returns {
         let want = match self {
             Returns::Bool => "must evaluate to bool",
             Returns::String => "must evaluate to string",
+            Returns::Object => "must evaluate to Object",
+            Returns::JsonPatches => "must evaluate to list(JSONPatch)",
             _ => "must evaluate to one of [string null_type]",
         };
         Err(format!("{want} but got {}", t.name()))
@@ -223,6 +233,8 @@ impl Returns {
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     vars: Vec<(String, Ty)>,
+    /// kube's `HasPatchTypes`: `Object{...}` and `JSONPatch{...}`.
+    patch_types: bool,
     /// `variables.<name>`: the composited variables' result types.
     composited: Option<Vec<(String, Ty)>>,
 }
@@ -237,6 +249,16 @@ impl Env {
     /// is a qualified variable) of type `t`.
     pub fn declare(&mut self, name: &str, t: Type) {
         self.vars.push((name.to_string(), t.0));
+    }
+
+    /// Declares the mutation types (kube's `HasPatchTypes`): `Object`,
+    /// `Object.<field path>` and `JSONPatch` can be constructed.
+    pub fn declare_patch_types(&mut self) {
+        self.patch_types = true;
+    }
+
+    pub(crate) fn patch_types(&self) -> bool {
+        self.patch_types
     }
 
     /// Declares `variables` (kube's `kubernetes.variables` object), empty
@@ -262,6 +284,7 @@ impl Env {
                 Ty::Object(Arc::new(ObjectTy {
                     name: "kubernetes.variables".into(),
                     fields: c.clone(),
+                    open: false,
                 })),
             ));
         }

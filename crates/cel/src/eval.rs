@@ -8,7 +8,7 @@
 
 use crate::library;
 use crate::library::cost;
-use crate::value::{Key, MapData, Value};
+use crate::value::{Key, MapData, ObjectVal, Value};
 use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 use cel::IdedExpr;
 use std::sync::Arc;
@@ -101,6 +101,7 @@ impl<'a> Evaluator<'a> {
                         Value::Map(m, _) => Ok(Value::Bool(
                             m.contains_key(&Key::Str(sel.field.as_str().into())),
                         )),
+                        Value::Object(o) => Ok(Value::Bool(o.fields.contains_key(sel.field.as_str()))),
                         _ => Err(EvalError::msg(format!(
                             "invalid type for field selection: {}",
                             operand.type_name()
@@ -151,7 +152,31 @@ impl<'a> Evaluator<'a> {
                 }
                 Ok(Value::Map(Arc::new(out), false))
             }
-            Expr::Struct(_) => Err(EvalError::msg("object construction is not supported")),
+            Expr::Struct(st) => {
+                self.charge(40)?;
+                let mut fields = std::collections::BTreeMap::new();
+                for entry in &st.entries {
+                    let EntryExpr::StructField(f) = &entry.expr else {
+                        return Err(EvalError::msg("unsupported struct entry"));
+                    };
+                    let mut v = self.eval(&f.value)?;
+                    if f.optional {
+                        match v {
+                            Value::Optional(Some(inner)) => v = *inner,
+                            Value::Optional(None) => continue,
+                            _ => {}
+                        }
+                    }
+                    fields.insert(Arc::from(f.field.as_str()), v);
+                }
+                if st.type_name == JSON_PATCH {
+                    check_json_patch(&fields)?;
+                }
+                Ok(Value::Object(Arc::new(ObjectVal {
+                    type_name: st.type_name.as_str().into(),
+                    fields,
+                })))
+            }
             Expr::Comprehension(c) => {
                 let range = self.eval(&c.iter_range)?;
                 let items: Vec<(Value, Option<Value>)> = match &range {
@@ -258,7 +283,7 @@ impl<'a> Evaluator<'a> {
                 if let Expr::Ident(ns) = &t.expr {
                     if matches!(
                         ns.as_str(),
-                        "sets" | "format" | "optional" | "strings" | "math"
+                        "sets" | "format" | "optional" | "strings" | "math" | "jsonpatch"
                     ) && self.lookup(ns).is_none()
                     {
                         let qualified = format!("{ns}.{name}");
@@ -334,6 +359,12 @@ pub fn select(operand: &Value, field: &str) -> EvalResult {
             .ok_or_else(|| EvalError::msg(format!("no such key: {field}"))),
         Value::Optional(_) => opt_select(operand, field),
         Value::Authz(a) => a.select(field),
+        Value::Object(o) => match o.fields.get(field) {
+            Some(v) => Ok(v.clone()),
+            // JSONPatch's string fields read as empty when unset.
+            None if &*o.type_name == JSON_PATCH && field != "value" => Ok(Value::str("")),
+            None => Err(EvalError::msg(format!("no such key: {field}"))),
+        },
         other => Err(EvalError::msg(format!(
             "type '{}' does not support field selection",
             other.type_name()
@@ -349,9 +380,51 @@ fn opt_select(operand: &Value, field: &str) -> EvalResult {
         Value::Map(m, _) => Ok(Value::Optional(
             m.get(&Key::Str(field.into())).cloned().map(Box::new),
         )),
+        Value::Object(o) => Ok(Value::Optional(o.fields.get(field).cloned().map(Box::new))),
         other => Err(EvalError::msg(format!(
             "type '{}' does not support field selection",
             other.type_name()
         ))),
+    }
+}
+
+/// The type name of a JSON Patch operation (kube's `JSONPatchType`).
+pub(crate) const JSON_PATCH: &str = "JSONPatch";
+
+/// kube's `JSONPatchType.Val`: `op`, `path` and `from` are strings, no
+/// other field than those and `value`.
+fn check_json_patch(fields: &std::collections::BTreeMap<Arc<str>, Value>) -> Result<(), EvalError> {
+    for (name, v) in fields {
+        match &**name {
+            "op" | "path" | "from" => {
+                if !matches!(v, Value::Str(_)) {
+                    return Err(EvalError::msg(format!(
+                        "unexpected type {} for JSONPatchType '{name}' field",
+                        go_type(v)
+                    )));
+                }
+            }
+            "value" => {}
+            other => {
+                return Err(EvalError::msg(format!(
+                    "unexpected JSONPatchType field: {other}"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Go's `%T` of a CEL value's native form.
+fn go_type(v: &Value) -> &str {
+    match v {
+        Value::Int(_) => "int64",
+        Value::Uint(_) => "uint64",
+        Value::Double(_) => "float64",
+        Value::Bool(_) => "bool",
+        Value::Null => "structpb.NullValue",
+        Value::List(..) => "[]ref.Val",
+        Value::Map(..) => "map[ref.Val]ref.Val",
+        other => other.type_name(),
     }
 }

@@ -40,6 +40,8 @@ pub enum Ty {
 pub struct ObjectTy {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
+    /// Any field name is allowed, each dyn (kube's untyped `Object` types).
+    pub open: bool,
 }
 
 impl Ty {

@@ -64,6 +64,16 @@ pub enum Value {
     Format(Arc<str>),
     /// A value of the authorizer library (`kubernetes.authorization.*`).
     Authz(Arc<crate::library::authz::AuthzValue>),
+    /// An object built by `Type{field: value}`: MutatingAdmissionPolicy's
+    /// `Object{...}`, `Object.spec{...}` and `JSONPatch{...}`.
+    Object(Arc<ObjectVal>),
+}
+
+/// A constructed object: its type name and the fields it was given.
+#[derive(Debug, Clone)]
+pub struct ObjectVal {
+    pub type_name: Arc<str>,
+    pub fields: BTreeMap<Arc<str>, Value>,
 }
 
 impl Value {
@@ -100,6 +110,7 @@ impl Value {
             Value::Semver(_) => "kubernetes.Semver",
             Value::Format(_) => "kubernetes.NamedFormat",
             Value::Authz(a) => a.kind().type_name(),
+            Value::Object(o) => &o.type_name,
         }
     }
 
@@ -110,6 +121,7 @@ impl Value {
             Value::Bytes(b) => b.len() as u64,
             Value::List(l, _) => l.len() as u64,
             Value::Map(m, _) => m.len() as u64,
+            Value::Object(o) => o.fields.len() as u64,
             _ => 1,
         }
     }
@@ -173,6 +185,13 @@ impl Value {
             (Cidr(a), Cidr(b)) => a == b,
             (Semver(a), Semver(b)) => a == b,
             (Format(a), Format(b)) => a == b,
+            (Object(a), Object(b)) => {
+                a.type_name == b.type_name
+                    && a.fields.len() == b.fields.len()
+                    && a.fields
+                        .iter()
+                        .all(|(k, v)| b.fields.get(k).is_some_and(|w| v.equals(w)))
+            }
             _ => false,
         }
     }
@@ -189,6 +208,58 @@ impl Value {
             (Duration(a), Duration(b)) => Some(a.cmp(b)),
             _ => None,
         }
+    }
+}
+
+impl Value {
+    /// The value as JSON, as kube serializes a mutation's result (cel-go's
+    /// conversion to `structpb.Value`): bytes are base64, timestamps
+    /// RFC 3339, map keys must be strings; an error names what cannot be.
+    pub fn to_json(&self) -> Result<Json, String> {
+        Ok(match self {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Int(i) => Json::from(*i),
+            Value::Uint(u) => Json::from(*u),
+            Value::Double(d) => serde_json::Number::from_f64(*d)
+                .map(Json::Number)
+                .ok_or_else(|| format!("unsupported value: {d}"))?,
+            Value::Str(s) => Json::String(s.to_string()),
+            Value::Bytes(b) => {
+                use base64::Engine as _;
+                Json::String(base64::engine::general_purpose::STANDARD.encode(b))
+            }
+            Value::List(items, _) => Json::Array(
+                items
+                    .iter()
+                    .map(Value::to_json)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Map(m, _) => {
+                let mut out = serde_json::Map::new();
+                for (k, v) in m.iter() {
+                    let Key::Str(k) = k else {
+                        return Err(format!(
+                            "map key {:?} is of type {}, not string",
+                            k.to_value().to_json().unwrap_or_default(),
+                            k.to_value().type_name()
+                        ));
+                    };
+                    out.insert(k.to_string(), v.to_json()?);
+                }
+                Json::Object(out)
+            }
+            Value::Object(o) => {
+                let mut out = serde_json::Map::new();
+                for (k, v) in &o.fields {
+                    out.insert(k.to_string(), v.to_json()?);
+                }
+                Json::Object(out)
+            }
+            Value::Timestamp(t) => Json::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+            Value::Optional(Some(v)) => v.to_json()?,
+            other => return Err(format!("unsupported type: {}", other.type_name())),
+        })
     }
 }
 

@@ -17,6 +17,7 @@ mod json_patch;
 mod merge_patch;
 mod schema;
 mod strategic;
+pub mod mutation;
 
 use async_trait::async_trait;
 use keelson_api::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};

@@ -91,6 +91,15 @@ impl PolicyCompiler {
         Expression::compile_checked(src, self.env(authorizer), returns).map(|(e, _)| e)
     }
 
+    /// Compiles a MutatingAdmissionPolicy mutation wanting `returns`:
+    /// the authorizer's environment with kube's patch types (`Object{}`,
+    /// `JSONPatch{}`).
+    pub(crate) fn compile_mutation(&self, src: &str, returns: Returns) -> Result<Expression, String> {
+        let mut env = self.with_authorizer.clone();
+        env.declare_patch_types();
+        Expression::compile_checked(src, &env, returns).map(|(e, _)| e)
+    }
+
     /// Type-checks `src` (any result type): the rendered issues.
     pub(crate) fn type_check(&self, src: &str, authorizer: bool) -> Option<String> {
         Expression::type_check(src, self.env(authorizer))

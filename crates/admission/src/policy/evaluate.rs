@@ -18,14 +18,14 @@ use crate::registry::CatalogSnapshot;
 
 /// An expression as written and as compiled.
 #[derive(Debug)]
-struct Expr {
-    source: String,
+pub(crate) struct Expr {
+    pub(crate) source: String,
     /// The program, or kube's compile error detail.
-    compiled: Result<Expression, String>,
+    pub(crate) compiled: Result<Expression, String>,
 }
 
 impl Expr {
-    fn new(source: &str, compiled: Result<Expression, String>) -> Expr {
+    pub(crate) fn new(source: &str, compiled: Result<Expression, String>) -> Expr {
         Expr {
             source: source.to_string(),
             compiled,
@@ -33,7 +33,7 @@ impl Expr {
     }
 
     /// Evaluate: the outcome, or kube's error detail.
-    fn eval(&self, act: &Activation) -> Result<Outcome, String> {
+    pub(crate) fn eval(&self, act: &Activation) -> Result<Outcome, String> {
         match &self.compiled {
             Err(e) => Err(format!("compilation error: {e}")),
             Ok(x) => act
@@ -51,44 +51,52 @@ struct Validation {
     reason: String,
 }
 
-/// A ValidatingAdmissionPolicy's spec, its expressions compiled.
+/// What every admission policy has (validating and mutating), compiled.
 #[derive(Debug)]
-pub(crate) struct Compiled {
-    name: String,
+pub(crate) struct Common {
+    pub(crate) name: String,
     /// `failurePolicy: Ignore`.
-    ignore_errors: bool,
-    constraints: MatchResources,
+    pub(crate) ignore_errors: bool,
+    pub(crate) constraints: MatchResources,
     conditions: Vec<(String, Expr)>,
     variables: Vec<(String, Expr)>,
-    validations: Vec<Validation>,
-    /// `auditAnnotations`: key and valueExpression.
-    audit_annotations: Vec<(String, Expr)>,
-    param_kind: Option<ParamKind>,
+    pub(crate) param_kind: Option<ParamKind>,
     /// Some expression names `authorizer` (it is then bound).
     pub(crate) uses_authorizer: bool,
 }
 
-fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
+/// A ValidatingAdmissionPolicy's spec, its expressions compiled.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    common: Common,
+    validations: Vec<Validation>,
+    /// `auditAnnotations`: key and valueExpression.
+    audit_annotations: Vec<(String, Expr)>,
+}
+
+impl std::ops::Deref for Compiled {
+    type Target = Common;
+    fn deref(&self) -> &Common {
+        &self.common
+    }
+}
+
+pub(crate) fn str_of<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
 }
 
-fn list<'a>(spec: &'a Value, k: &str) -> &'a [Value] {
+pub(crate) fn list<'a>(spec: &'a Value, k: &str) -> &'a [Value] {
     spec.get(k)
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[])
 }
 
-impl Compiled {
-    /// Compile a policy object as kube's `compilePolicy` does (variables
-    /// first, then matchConditions, validations, auditAnnotations and
-    /// messageExpressions); odd shapes count as absent fields.
-    pub(crate) fn compile(obj: &Value) -> Compiled {
-        let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
-        let param_kind = ParamKind::from_json(spec.get("paramKind"));
-        let decls = Decls::untyped(spec.get("paramKind").is_some_and(Value::is_object));
-        let mut compiler = PolicyCompiler::new(&decls, true);
-        let variables = list(&spec, "variables")
+impl Common {
+    /// The spec's variables (compiled first, into `compiler`), match
+    /// conditions, constraints and failure policy.
+    pub(crate) fn compile(obj: &Value, spec: &Value, compiler: &mut PolicyCompiler) -> Common {
+        let variables = list(spec, "variables")
             .iter()
             .map(|v| {
                 let (name, src) = (str_of(v, "name"), str_of(v, "expression"));
@@ -98,16 +106,102 @@ impl Compiled {
                 )
             })
             .collect();
-        let bool_expr = |src: &str| Expr::new(src, compiler.compile(src, Returns::Bool, true));
-        let conditions = list(&spec, "matchConditions")
+        let conditions = list(spec, "matchConditions")
             .iter()
             .map(|c| {
+                let src = str_of(c, "expression");
                 (
                     str_of(c, "name").to_string(),
-                    bool_expr(str_of(c, "expression")),
+                    Expr::new(src, compiler.compile(src, Returns::Bool, true)),
                 )
             })
             .collect();
+        let uses_authorizer = serde_json::to_string(spec)
+            .map(|s| s.contains("authorizer"))
+            .unwrap_or(false);
+        Common {
+            name: super::name_of(obj),
+            ignore_errors: str_of(spec, "failurePolicy") == "Ignore",
+            constraints: MatchResources::from_json(spec.get("matchConstraints")),
+            conditions,
+            variables,
+            param_kind: ParamKind::from_json(spec.get("paramKind")),
+            uses_authorizer,
+        }
+    }
+
+    /// kube's match conditions: `Ok(false)` when one is false (or, under
+    /// `failurePolicy: Ignore`, when one fails), else the errors as one
+    /// aggregate.
+    pub(crate) fn conditions_hold(&self, act: &Activation) -> Result<bool, String> {
+        let mut errors = Vec::new();
+        for (_, cond) in &self.conditions {
+            match cond.eval(act) {
+                Ok(Outcome::Bool(true)) => {}
+                Ok(Outcome::Bool(false)) => return Ok(false),
+                Ok(other) => errors.push(format!(
+                    "compilation error: expression '{}' returned {other:?}, want bool",
+                    cond.source
+                )),
+                Err(e) => errors.push(e),
+            }
+        }
+        match errors.len() {
+            0 => Ok(true),
+            _ if self.ignore_errors => Ok(false),
+            1 => Err(errors.remove(0)),
+            _ => Err(format!("[{}]", errors.join(", "))),
+        }
+    }
+
+    /// Binds the variables in order; one that fails stays unbound and only
+    /// an expression that reads it fails (kube evaluates them lazily). The
+    /// failed ones, with kube's `fails to compile: ...` / `fails to
+    /// evaluate: ...`.
+    pub(crate) fn bind_variables(&self, act: &mut Activation) -> FailedVariables {
+        let mut failed = Vec::new();
+        for (name, var) in &self.variables {
+            let r = match &var.compiled {
+                Err(e) => Err(format!("fails to compile: {e}")),
+                Ok(x) => act
+                    .bind_variable(name, x)
+                    .map_err(|e| format!("fails to evaluate: {e}")),
+            };
+            if let Err(e) = r {
+                failed.push((name.clone(), e));
+            }
+        }
+        FailedVariables(failed)
+    }
+}
+
+/// The variables that did not evaluate: (name, why).
+pub(crate) struct FailedVariables(Vec<(String, String)>);
+
+impl FailedVariables {
+    /// An expression's error `e`, explained by the failed variable it read.
+    pub(crate) fn explain(&self, e: String, source: &str) -> String {
+        for (name, why) in &self.0 {
+            if e.ends_with(&format!("no such key: {name}")) {
+                return format!(
+                    "expression '{source}' resulted in error: composited variable \"{name}\" {why}"
+                );
+            }
+        }
+        e
+    }
+}
+
+impl Compiled {
+    /// Compile a policy object as kube's `compilePolicy` does (variables
+    /// first, then matchConditions, validations, auditAnnotations and
+    /// messageExpressions); odd shapes count as absent fields.
+    pub(crate) fn compile(obj: &Value) -> Compiled {
+        let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+        let decls = Decls::untyped(spec.get("paramKind").is_some_and(Value::is_object));
+        let mut compiler = PolicyCompiler::new(&decls, true);
+        let common = Common::compile(obj, &spec, &mut compiler);
+        let bool_expr = |src: &str| Expr::new(src, compiler.compile(src, Returns::Bool, true));
         let validations = list(&spec, "validations")
             .iter()
             .map(|v| Validation {
@@ -129,19 +223,10 @@ impl Compiled {
                 )
             })
             .collect();
-        let uses_authorizer = serde_json::to_string(&spec)
-            .map(|s| s.contains("authorizer"))
-            .unwrap_or(false);
         Compiled {
-            name: super::name_of(obj),
-            ignore_errors: str_of(&spec, "failurePolicy") == "Ignore",
-            constraints: MatchResources::from_json(spec.get("matchConstraints")),
-            conditions,
-            variables,
+            common,
             validations,
             audit_annotations,
-            param_kind,
-            uses_authorizer,
         }
     }
 }
@@ -157,7 +242,7 @@ struct Decision {
 /// The `request` variable as kube's `CreateAdmissionRequest` builds it:
 /// `kind`/`resource` at the version the policy matched, `requestKind` /
 /// `requestResource` as asked, no `uid`, `object` or `oldObject`.
-fn request_json(req: &AdmissionRequest, name: &str, matched_version: &str) -> Value {
+pub(crate) fn request_json(req: &AdmissionRequest, name: &str, matched_version: &str) -> Value {
     let version = req.api_version.rsplit('/').next().unwrap_or("");
     let gvk = |v: &str| json!({"group": req.gr.group, "version": v, "kind": req.kind});
     let gvr = |v: &str| json!({"group": req.gr.group, "version": v, "resource": req.gr.resource});
@@ -208,7 +293,7 @@ fn request_json(req: &AdmissionRequest, name: &str, matched_version: &str) -> Va
 
 /// The request's resource at the versions it is served at besides the
 /// request's own (the candidates of `matchPolicy: Equivalent`).
-fn equivalent_versions(catalog: &CatalogSnapshot, req: &AdmissionRequest) -> Vec<String> {
+pub(crate) fn equivalent_versions(catalog: &CatalogSnapshot, req: &AdmissionRequest) -> Vec<String> {
     let version = req.api_version.rsplit('/').next().unwrap_or("");
     catalog
         .resources()
@@ -219,7 +304,7 @@ fn equivalent_versions(catalog: &CatalogSnapshot, req: &AdmissionRequest) -> Vec
 }
 
 /// How a policy applies to this request (decided once per policy).
-enum PolicyMatch {
+pub(crate) enum PolicyMatch {
     /// Not this request's policy.
     No,
     /// A configuration error (already denied or ignored).
@@ -399,9 +484,9 @@ async fn policy_error(cx: &Context<'_>, policy: &Compiled) -> Option<ApiError> {
 }
 
 /// Whether `policy` applies to the request, at which version.
-async fn match_policy(
+pub(crate) async fn match_policy(
     cx: &Context<'_>,
-    policy: &Compiled,
+    policy: &Common,
     attrs: &Attrs<'_>,
     old: Option<&Value>,
     equivalents: &[String],
@@ -487,7 +572,7 @@ fn versioned_for(
 /// The labels a namespace selector sees: the Namespace's own for a
 /// Namespace, the request namespace's for a namespaced request, `None`
 /// (always matching) for another cluster-scoped one.
-fn namespace_labels<'v>(
+pub(crate) fn namespace_labels<'v>(
     req: &AdmissionRequest,
     object: &'v Value,
     ns: &'v Value,
@@ -507,7 +592,7 @@ fn is_namespace(gr: &GroupResource) -> bool {
 
 /// The request's namespace from the store (null when cluster-scoped or
 /// missing; a Namespace request reads none).
-async fn read_namespace(
+pub(crate) async fn read_namespace(
     store: &Arc<dyn StoreApi>,
     req: &AdmissionRequest,
     _object: &Value,
@@ -526,7 +611,7 @@ async fn read_namespace(
 /// `namespaceObject` as kube's `CreateNamespaceObject` trims it: the
 /// namespace's spec, status and identifying metadata; null for a
 /// cluster-scoped request and for a Namespace itself.
-fn namespace_object(req: &AdmissionRequest, ns: &Value) -> Value {
+pub(crate) fn namespace_object(req: &AdmissionRequest, ns: &Value) -> Value {
     if req.namespace.is_empty() || is_namespace(&req.gr) || !ns.is_object() {
         return Value::Null;
     }
@@ -574,50 +659,13 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
             }]
         }
     };
-    // Any false condition skips the policy; else errors are one
-    // aggregate (kube's matchconditions matcher).
-    let mut cond_errors = Vec::new();
-    for (_, cond) in &policy.conditions {
-        match cond.eval(act) {
-            Ok(Outcome::Bool(true)) => {}
-            Ok(Outcome::Bool(false)) => return Vec::new(),
-            Ok(other) => cond_errors.push(format!(
-                "compilation error: expression '{}' returned {other:?}, want bool",
-                cond.source
-            )),
-            Err(e) => cond_errors.push(e),
-        }
+    match policy.conditions_hold(act) {
+        Ok(true) => {}
+        Ok(false) => return Vec::new(),
+        Err(e) => return error(e),
     }
-    match cond_errors.len() {
-        0 => {}
-        1 => return error(cond_errors.remove(0)),
-        _ => return error(format!("[{}]", cond_errors.join(", "))),
-    }
-    // Variables are evaluated in order; one that fails stays unbound and
-    // only an expression that reads it fails (kube evaluates them lazily).
-    // (name, kube's `fails to compile: ...` / `fails to evaluate: ...`)
-    let mut failed: Vec<(String, String)> = Vec::new();
-    for (name, var) in &policy.variables {
-        let r = match &var.compiled {
-            Err(e) => Err(format!("fails to compile: {e}")),
-            Ok(x) => act
-                .bind_variable(name, x)
-                .map_err(|e| format!("fails to evaluate: {e}")),
-        };
-        if let Err(e) = r {
-            failed.push((name.clone(), e));
-        }
-    }
-    let explain = |e: String, source: &str| -> String {
-        for (name, why) in &failed {
-            if e.ends_with(&format!("no such key: {name}")) {
-                return format!(
-                    "expression '{source}' resulted in error: composited variable \"{name}\" {why}"
-                );
-            }
-        }
-        e
-    };
+    let failed = policy.bind_variables(act);
+    let explain = |e: String, source: &str| failed.explain(e, source);
     let mut out = Vec::new();
     for v in &policy.validations {
         match v.expr.eval(act) {

@@ -277,13 +277,19 @@ impl Hook {
     }
 }
 
-/// kube's `IsExemptAdmissionConfigurationResource`: webhooks never see
-/// writes of webhook configurations.
+/// kube's `IsExemptAdmissionConfigurationResource`: webhooks and
+/// admission policies never see writes of webhook configurations,
+/// admission policies or their bindings.
 pub(crate) fn exempt(group: &str, kind: &str) -> bool {
     group == "admissionregistration.k8s.io"
         && matches!(
             kind,
-            "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
+            "ValidatingWebhookConfiguration"
+                | "MutatingWebhookConfiguration"
+                | "ValidatingAdmissionPolicy"
+                | "ValidatingAdmissionPolicyBinding"
+                | "MutatingAdmissionPolicy"
+                | "MutatingAdmissionPolicyBinding"
         )
 }
 

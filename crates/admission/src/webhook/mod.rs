@@ -44,7 +44,7 @@ pub(crate) struct Redecode<'a> {
 }
 
 impl Redecode<'_> {
-    fn apply(&self, req: &AdmissionRequest, obj: &mut Value) -> Result<(), String> {
+    pub(crate) fn apply(&self, req: &AdmissionRequest, obj: &mut Value) -> Result<(), String> {
         if !self.own_kind {
             return Ok(());
         }
@@ -69,6 +69,8 @@ impl Redecode<'_> {
         Ok(())
     }
 }
+
+pub(crate) use hook::exempt;
 
 const GROUP: &str = "admissionregistration.k8s.io";
 

@@ -30,7 +30,9 @@ pub fn call(name: &str, sizes: &[u64], kinds: &[Kind]) -> u64 {
     let kind = |i: usize| kinds.get(i).copied().unwrap_or(Kind::Other);
     match name {
         // cel-go's O(n) standard functions
-        "startsWith" | "endsWith" | "bytes" | "strings.quote" => traversal(size(0)),
+        "startsWith" | "endsWith" | "bytes" | "strings.quote" | "jsonpatch.escapeKey" => {
+            traversal(size(0))
+        }
         // cel-go's ExtFormatString: a traversal of the format string
         "format" if kind(0) == Kind::Text => traversal(size(0)),
         // kube charges join by its result: see lists::call and the checker

@@ -157,6 +157,10 @@ pub fn call_global(ev: &mut Evaluator<'_>, name: &str, args: Vec<Value>) -> Eval
         ("strings.quote", Some(Value::Str(s)), None, None) => {
             Ok(Value::str(string_format::quote(&s)))
         }
+        // kube's JSONPatch library: a key as a JSON Pointer segment.
+        ("jsonpatch.escapeKey", Some(Value::Str(s)), None, None) => {
+            Ok(Value::str(s.replace('~', "~0").replace('/', "~1")))
+        }
         (crate::macros::MAP_INSERT, Some(m), Some(k), v) => comprehensions::map_insert(m, k, v),
         ("optional.of", Some(x), None, None) => Ok(Value::Optional(Some(Box::new(x)))),
         ("optional.none", None, None, None) => Ok(Value::Optional(None)),

@@ -13,7 +13,7 @@
 mod managed;
 mod path;
 mod set;
-mod typed;
+pub(crate) mod typed;
 
 use keelson_apimachinery::status::{StatusCause, StatusDetails};
 use keelson_apimachinery::{ApiError, ApiResult, StatusReason};

@@ -274,6 +274,48 @@ fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: 
     }
 }
 
+/// The paths of the atomic lists, maps and structs `v` sets (kube's
+/// MutatingAdmissionPolicy `findAtomics`): list items are indexed by
+/// position, whatever the list's keys.
+pub(crate) fn find_atomics(v: &Value, ty: TypeRef<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    atomics_walk(v, ty, &mut String::new(), &mut out);
+    out
+}
+
+fn atomics_walk(v: &Value, ty: TypeRef<'_>, path: &mut String, out: &mut Vec<String>) {
+    match (v, ty.shape()) {
+        (Value::Object(m), Shape::Struct | Shape::Map | Shape::Untyped) => {
+            if ty.shape() != Shape::Untyped && ty.map_type() == Some("atomic") {
+                out.push(path.clone());
+            }
+            let is_struct = ty.shape() == Shape::Struct;
+            for (k, val) in m {
+                if is_struct && !ty.has_field(k) {
+                    continue;
+                }
+                let len = path.len();
+                path.push('.');
+                path.push_str(k);
+                atomics_walk(val, ty.field(k), path, out);
+                path.truncate(len);
+            }
+        }
+        (Value::Array(items), Shape::List | Shape::Untyped) => {
+            if ty.shape() == Shape::Untyped || list_relationship(ty).is_none() {
+                out.push(path.clone());
+            }
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                atomics_walk(item, ty.items(), path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// What changed from `lhs` to `rhs` (`Compare`).
 #[derive(Debug, Default)]
 pub(crate) struct Comparison {
