@@ -526,3 +526,149 @@ fn admission_policy_embedded() {
 fn admission_policy_distributed() {
     scenario(Mode::Distributed);
 }
+
+/// A MutatingAdmissionPolicy (`v1beta1`, behind its gate as in kube 1.34):
+/// an apply configuration adds a label and a sidecar (merged by name, then
+/// defaulted), a JSON patch an annotation and a replica; a matched
+/// condition picks the object.
+const MUTATING: &str = r#"apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: sidecar
+spec:
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  matchConditions:
+  - name: not-atomic
+    expression: "!object.metadata.name.startsWith('atomic')"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"mutated": "yes"}},
+          spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{
+            containers: [Object.spec.template.spec.containers{name: "sidecar", image: "busybox:1"}]}}}}
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: "add", path: "/metadata/annotations", value: {"by": jsonpatch.escapeKey("a/b")}},
+         JSONPatch{op: "replace", path: "/spec/replicas", value: object.spec.replicas + 1}]
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: sidecar-binding
+spec:
+  policyName: sidecar
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: atomic
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  matchConditions:
+  - name: atomic
+    expression: "object.metadata.name.startsWith('atomic')"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"l": "v"}}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: atomic-binding
+spec:
+  policyName: atomic
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: ignored
+spec:
+  failurePolicy: Ignore
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: '[JSONPatch{op: "add", path: "/metadata/labels/x", value: "y"}]'
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: ignored-binding
+spec:
+  policyName: ignored
+"#;
+
+#[test]
+fn mutating_admission_policy_embedded() {
+    let c = Cluster::start_with(
+        Mode::Embedded,
+        &[
+            "--feature-gates=MutatingAdmissionPolicy=true",
+            "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+        ],
+    );
+    c.ok_stdin(&["apply", "-f", "-"], MUTATING);
+    let create = ["create", "deployment", "web", "--image=nginx", "--replicas=2"];
+    eventually("the mutating policy takes effect", || {
+        let out = c.kubectl(&[&create[..], &["--dry-run=server", "-o", "json"]].concat());
+        String::from_utf8_lossy(&out.stdout).contains("\"mutated\"")
+    });
+    c.ok(&create);
+    let got: serde_json::Value =
+        serde_json::from_str(&c.ok(&["get", "deployment", "web", "-o", "json"])).expect("json");
+    assert_eq!(
+        got["metadata"]["labels"],
+        serde_json::json!({"app": "web", "mutated": "yes"})
+    );
+    assert_eq!(
+        got["metadata"]["annotations"]["by"],
+        serde_json::json!("a~1b")
+    );
+    assert_eq!(got["spec"]["replicas"], 3);
+    let containers = &got["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers[0]["name"], "nginx");
+    assert_eq!(containers[1]["name"], "sidecar");
+    // The mutated object is defaulted again, as kube's dispatcher does.
+    assert_eq!(containers[1]["imagePullPolicy"], "IfNotPresent");
+    assert_eq!(
+        containers[1]["terminationMessagePath"],
+        "/dev/termination-log"
+    );
+
+    // An apply configuration may not set an atomic struct.
+    let err = c.fails(&["create", "deployment", "atomic-1", "--image=nginx"], None);
+    assert_eq!(
+        err.trim(),
+        "error: failed to create deployment: policy 'atomic' with binding 'atomic-binding' denied request: error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector"
+    );
+    // `failurePolicy: Ignore`: the failed patch is skipped.
+    c.ok(&["create", "configmap", "plain", "--from-literal=a=b"]);
+    let labels = c.ok(&[
+        "get",
+        "configmap",
+        "plain",
+        "-o",
+        "jsonpath={.metadata.labels}",
+    ]);
+    assert_eq!(labels.trim(), "");
+}

@@ -486,7 +486,7 @@ impl Checker {
                     let size = arg_size(0).saturating_mul(2).saturating_add(2);
                     Est::sized(Ty::Str, base, size)
                 }
-                "jsonpatch.escapeKey" => {
+                "jsonpatch.escapeKey" if self.patch_types => {
                     if !matches!(ty_of(0), Ty::Str | Ty::Dyn) || args.len() != 1 {
                         self.no_overload(e.id, &full, None, &args);
                     }

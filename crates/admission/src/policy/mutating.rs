@@ -303,7 +303,8 @@ pub(crate) async fn run(
                 Ok(Some(next)) => {
                     // Re-decoded and defaulted at the request's version.
                     let step = convert(&next, request_version).and_then(|mut back| {
-                        redecode.apply(req, &mut back)?;
+                        let strict = matches!(mutation, Mutation::Patch(_));
+                        redecode.apply_with(req, &mut back, strict)?;
                         convert(&back, &inv.version)
                     });
                     match step {
@@ -384,7 +385,7 @@ fn apply_mutation(
         match patch::apply_json_patch(current, &ops) {
             Ok(JsonPatchOutcome::Applied(v)) => Ok(Some(v)),
             Ok(JsonPatchOutcome::TestFailed) => Ok(None),
-            Err(e) => Err(Failure::Patch(format!("JSONPath: {e}"))),
+            Err(e) => Err(Failure::Patch(format!("JSON Patch: {e}"))),
         }
     }
 }

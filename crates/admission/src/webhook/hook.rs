@@ -381,9 +381,10 @@ mod tests {
             "admissionregistration.k8s.io",
             "MutatingWebhookConfiguration"
         ));
-        assert!(!exempt(
+        assert!(exempt(
             "admissionregistration.k8s.io",
             "ValidatingAdmissionPolicy"
         ));
+        assert!(!exempt("admissionregistration.k8s.io", "Deployment"));
     }
 }

@@ -45,14 +45,33 @@ pub(crate) struct Redecode<'a> {
 
 impl Redecode<'_> {
     pub(crate) fn apply(&self, req: &AdmissionRequest, obj: &mut Value) -> Result<(), String> {
+        self.apply_with(req, obj, false)
+    }
+
+    /// [`Redecode::apply`]; `strict` refuses a built-in's unknown fields
+    /// as Go's strict decoder does (`strict decoding error: unknown field
+    /// "spec.foo"`).
+    pub(crate) fn apply_with(
+        &self,
+        req: &AdmissionRequest,
+        obj: &mut Value,
+        strict: bool,
+    ) -> Result<(), String> {
         if !self.own_kind {
             return Ok(());
         }
         if let Some(schema) = self.custom {
             crate::custom::prune(schema, obj);
         } else if let Some((root, def)) = self.root {
-            if let Some(e) = crate::decode::decode(self.catalog, root, def, obj, None).error {
+            let report = crate::decode::decode(self.catalog, root, def, obj, None);
+            if let Some(e) = report.error {
                 return Err(e.to_string());
+            }
+            if strict && !report.strict.is_empty() {
+                return Err(format!(
+                    "strict decoding error: {}",
+                    report.strict.join(", ")
+                ));
             }
         }
         crate::defaults::apply(
