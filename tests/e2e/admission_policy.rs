@@ -628,7 +628,13 @@ fn mutating_admission_policy_embedded() {
         ],
     );
     c.ok_stdin(&["apply", "-f", "-"], MUTATING);
-    let create = ["create", "deployment", "web", "--image=nginx", "--replicas=2"];
+    let create = [
+        "create",
+        "deployment",
+        "web",
+        "--image=nginx",
+        "--replicas=2",
+    ];
     eventually("the mutating policy takes effect", || {
         let out = c.kubectl(&[&create[..], &["--dry-run=server", "-o", "json"]].concat());
         String::from_utf8_lossy(&out.stdout).contains("\"mutated\"")

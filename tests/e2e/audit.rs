@@ -196,6 +196,14 @@ fn stable(ev: &Value) -> Value {
     ev
 }
 
+/// `annotations` with `more` added.
+fn with(mut annotations: Value, more: &[(&str, &str)]) -> Value {
+    for (k, v) in more {
+        annotations[*k] = json!(v);
+    }
+    annotations
+}
+
 fn admin() -> Value {
     json!({"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"],
         "extra": {"authentication.kubernetes.io/credential-id": ["X509SHA256=<fingerprint>"]}})
@@ -344,7 +352,8 @@ fn scenario(mode: Mode) {
             "user": {"username": "alice", "uid": "1001", "groups": ["system:authenticated"]},
             "objectRef": {"resource": "pods", "namespace": "default", "name": "audit-pod", "apiVersion": "v1"},
             "responseStatus": {"metadata": {}, "code": 201},
-            "annotations": allowed_alice(),
+            // PodSecurity's: the namespace's policy is all privileged.
+            "annotations": with(allowed_alice(), &[("pod-security.kubernetes.io/enforce-policy", "privileged:latest")]),
         })
     );
     assert_eq!(
@@ -352,6 +361,40 @@ fn scenario(mode: Mode) {
         "nginx"
     );
     assert!(p[0].get("responseObject").is_none());
+
+    // With an `audit` level the pod violates, PodSecurity records the
+    // violation (and the enforced policy) and admits the pod.
+    c.ok(&[
+        "label",
+        "namespace",
+        "default",
+        "pod-security.kubernetes.io/audit=restricted",
+    ]);
+    let out = as_user(&c, &alice, &["run", "audit-pod-2", "--image=nginx"]);
+    assert!(out.status.success(), "{out:?}");
+    let p = wait_for(&log, 1, "alice's second pod", |e| {
+        on(e, "pods", "audit-pod-2")
+    });
+    let ann = &p[0]["annotations"];
+    assert_eq!(
+        ann["pod-security.kubernetes.io/enforce-policy"],
+        "privileged:latest"
+    );
+    let violations = ann["pod-security.kubernetes.io/audit-violations"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        violations.starts_with(
+            r#"would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "audit-pod-2" must set securityContext.allowPrivilegeEscalation=false)"#
+        ),
+        "{ann}"
+    );
+    c.ok(&[
+        "label",
+        "namespace",
+        "default",
+        "pod-security.kubernetes.io/audit-",
+    ]);
 
     // Bob may not list pods: the 403 Status in responseStatus, and the
     // forbid decision.

@@ -5,6 +5,7 @@
 //! [`LocalAdmission`] implements [`keelson_api::AdmissionApi`].
 #![forbid(unsafe_code)]
 
+mod audit;
 mod config;
 mod custom;
 mod decode;
@@ -126,16 +127,19 @@ impl AdmissionApi for LocalAdmission {
             Operation::Delete => {
                 lifecycle::check_delete(&req.gr, &req.name)?;
                 // Webhooks see a delete with its oldObject.
+                let mut annotations = audit::Annotations::default();
                 let warnings = self
                     .webhooks
-                    .on_delete(&self.store, &req, self.plugins.config())
-                    .await?;
+                    .on_delete(&self.store, &req, self.plugins.config(), &mut annotations)
+                    .await
+                    .map_err(|e| e.with_audit_annotations(annotations.clone().into_map()))?;
                 if req.gr.group.is_empty() && req.gr.resource == "namespaces" && !req.dry_run {
                     self.namespaces.deleting(&req.name);
                 }
                 Ok(AdmissionResponse {
                     object: None,
                     warnings,
+                    audit_annotations: annotations.into_map(),
                 })
             }
             Operation::Create | Operation::Update => self.admit_write(req).await,
@@ -174,12 +178,19 @@ impl LocalAdmission {
     /// a step refuses ride on its error, as kube sends them with it.
     async fn admit_write(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
         let mut warnings = Vec::new();
-        match self.admit_write_with(req, &mut warnings).await {
+        let mut annotations = audit::Annotations::default();
+        match self
+            .admit_write_with(req, &mut warnings, &mut annotations)
+            .await
+        {
             Ok(object) => Ok(AdmissionResponse {
                 object: Some(object),
                 warnings,
+                audit_annotations: annotations.into_map(),
             }),
-            Err(e) => Err(e.with_warnings(warnings)),
+            Err(e) => Err(e
+                .with_warnings(warnings)
+                .with_audit_annotations(annotations.into_map())),
         }
     }
 
@@ -187,6 +198,7 @@ impl LocalAdmission {
         &self,
         mut req: AdmissionRequest,
         warnings: &mut Vec<String>,
+        annotations: &mut audit::Annotations,
     ) -> ApiResult<Value> {
         let mut object = req
             .object
@@ -391,15 +403,22 @@ impl LocalAdmission {
         };
         let mutating_policies = self.plugins.config().enabled("MutatingAdmissionPolicy")
             && !webhook::exempt(&req.gr.group, kind)
-            && catalog
-                .resources()
-                .iter()
-                .any(|r| r.group == GROUP_ADMISSIONREGISTRATION && r.plural == "mutatingadmissionpolicies");
+            && catalog.resources().iter().any(|r| {
+                r.group == GROUP_ADMISSIONREGISTRATION && r.plural == "mutatingadmissionpolicies"
+            });
         let mut reinvoke = None;
         if mutating_policies {
             let r = self
                 .mutating_policies
-                .mutate(&self.store, &catalog, &req, &mut object, &display_name, &redecode, None)
+                .mutate(
+                    &self.store,
+                    &catalog,
+                    &req,
+                    &mut object,
+                    &display_name,
+                    &redecode,
+                    None,
+                )
                 .await?;
             reinvoke = Some(r).filter(|r| !r.is_empty());
         }
@@ -407,14 +426,22 @@ impl LocalAdmission {
             let before = reinvoke.as_ref().map(|_| object.clone());
             let mut slot = Some(object);
             let w = (self.webhooks)
-                .mutate(&self.store, &req, &mut slot, Some(&redecode))
+                .mutate(&self.store, &req, &mut slot, Some(&redecode), annotations)
                 .await?;
             object = slot.unwrap_or_default();
             warnings.extend(w);
             if let (Some(r), Some(before)) = (&reinvoke, before) {
                 if before != object {
                     self.mutating_policies
-                        .mutate(&self.store, &catalog, &req, &mut object, &display_name, &redecode, Some(r))
+                        .mutate(
+                            &self.store,
+                            &catalog,
+                            &req,
+                            &mut object,
+                            &display_name,
+                            &redecode,
+                            Some(r),
+                        )
                         .await?;
                 }
             }
@@ -529,7 +556,7 @@ impl LocalAdmission {
         if own_kind {
             let w = self
                 .plugins
-                .validate(&self.store, &req, &object, &display_name)
+                .validate(&self.store, &req, &object, &display_name, annotations)
                 .await?;
             warnings.extend(w);
         }
@@ -540,7 +567,14 @@ impl LocalAdmission {
         {
             let policy_warnings = self
                 .policies
-                .admit(&self.store, &catalog, &req, &object, &display_name)
+                .admit(
+                    &self.store,
+                    &catalog,
+                    &req,
+                    &object,
+                    &display_name,
+                    annotations,
+                )
                 .await?;
             warnings.extend(policy_warnings);
         }
@@ -549,7 +583,7 @@ impl LocalAdmission {
         if self.plugins.config().enabled("ValidatingAdmissionWebhook") {
             let w = self
                 .webhooks
-                .validate(&self.store, &req, Some(&object))
+                .validate(&self.store, &req, Some(&object), annotations)
                 .await?;
             warnings.extend(w);
         }

@@ -161,6 +161,43 @@ async fn warn_admits_with_a_warning() {
 }
 
 #[tokio::test]
+async fn audit_records_kube_s_annotations() {
+    let mut p = max_replicas();
+    p["spec"]["auditAnnotations"] = json!([
+        {"key": "replicas", "valueExpression": "'asked ' + string(object.spec.replicas)"},
+        {"key": "never", "valueExpression": "null"}
+    ]);
+    let adm = with(p, binding(json!(["Warn", "Audit"]), None)).await;
+    let r = create_deploy(&adm, 10).await.unwrap();
+    assert_eq!(
+        r.audit_annotations,
+        [
+            (
+                "max-replicas/replicas".to_string(),
+                "asked 10".to_string()
+            ),
+            (
+                "validation.policy.admission.k8s.io/validation_failure".to_string(),
+                r#"[{"message":"replicas must be no greater than 5","policy":"max-replicas","binding":"max-replicas-binding","expressionIndex":0,"validationActions":["Warn","Audit"]}]"#.to_string()
+            ),
+        ]
+        .into()
+    );
+    // A passing write records only the auditAnnotations' values.
+    let r = create_deploy(&adm, 1).await.unwrap();
+    assert_eq!(
+        r.audit_annotations.keys().collect::<Vec<_>>(),
+        ["max-replicas/replicas"]
+    );
+    // A denial carries them on the error.
+    let adm = with(max_replicas(), binding(json!(["Deny", "Audit"]), None)).await;
+    let e = create_deploy(&adm, 10).await.unwrap_err();
+    assert!(e
+        .audit_annotations
+        .contains_key("validation.policy.admission.k8s.io/validation_failure"));
+}
+
+#[tokio::test]
 async fn message_expression_and_variables() {
     let p = policy(
         json!({"variables": [{"name": "r", "expression": "object.spec.replicas"}]}),

@@ -71,6 +71,9 @@ pub struct AdmissionResponse {
     pub object: Option<Value>,
     /// Warnings to send as `Warning: 299 - "..."` headers.
     pub warnings: Vec<String>,
+    /// Audit annotations the admission steps recorded (kube's
+    /// `AddAnnotation`: PodSecurity's, policies', webhooks').
+    pub audit_annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// Admission: returns the admitted (possibly mutated) object, or a `Status`

@@ -64,6 +64,9 @@ pub struct ApiError {
     /// before a later one refused): kube sends them as `Warning` headers
     /// with the error. Not part of the Status body.
     pub warnings: Vec<String>,
+    /// Audit annotations admission recorded before the request failed
+    /// (kube logs them with the refused request). Not part of the body.
+    pub audit_annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// Result alias used across the project.
@@ -80,6 +83,7 @@ impl ApiError {
             details: None,
             continue_token: None,
             warnings: Vec::new(),
+            audit_annotations: Default::default(),
         }
     }
 
@@ -87,6 +91,18 @@ impl ApiError {
     pub fn with_warnings(mut self, mut warnings: Vec<String>) -> Self {
         warnings.append(&mut self.warnings);
         self.warnings = warnings;
+        self
+    }
+
+    /// This error with the audit annotations recorded before it (an
+    /// earlier value of a key stays, as kube's `AddAnnotation`).
+    pub fn with_audit_annotations(
+        mut self,
+        annotations: std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        for (k, v) in annotations {
+            self.audit_annotations.entry(k).or_insert(v);
+        }
         self
     }
 
@@ -365,6 +381,7 @@ impl ApiError {
                 .and_then(|c| c.as_str())
                 .map(str::to_string),
             warnings: Vec::new(),
+            audit_annotations: Default::default(),
         })
     }
 }

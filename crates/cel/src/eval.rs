@@ -101,7 +101,9 @@ impl<'a> Evaluator<'a> {
                         Value::Map(m, _) => Ok(Value::Bool(
                             m.contains_key(&Key::Str(sel.field.as_str().into())),
                         )),
-                        Value::Object(o) => Ok(Value::Bool(o.fields.contains_key(sel.field.as_str()))),
+                        Value::Object(o) => {
+                            Ok(Value::Bool(o.fields.contains_key(sel.field.as_str())))
+                        }
                         _ => Err(EvalError::msg(format!(
                             "invalid type for field selection: {}",
                             operand.type_name()

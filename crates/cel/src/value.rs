@@ -229,12 +229,9 @@ impl Value {
                 use base64::Engine as _;
                 Json::String(base64::engine::general_purpose::STANDARD.encode(b))
             }
-            Value::List(items, _) => Json::Array(
-                items
-                    .iter()
-                    .map(Value::to_json)
-                    .collect::<Result<_, _>>()?,
-            ),
+            Value::List(items, _) => {
+                Json::Array(items.iter().map(Value::to_json).collect::<Result<_, _>>()?)
+            }
             Value::Map(m, _) => {
                 let mut out = serde_json::Map::new();
                 for (k, v) in m.iter() {
@@ -256,7 +253,9 @@ impl Value {
                 }
                 Json::Object(out)
             }
-            Value::Timestamp(t) => Json::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+            Value::Timestamp(t) => {
+                Json::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+            }
             Value::Optional(Some(v)) => v.to_json()?,
             other => return Err(format!("unsupported type: {}", other.type_name())),
         })

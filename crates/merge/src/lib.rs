@@ -15,9 +15,9 @@ mod fieldmanager;
 mod gojson;
 mod json_patch;
 mod merge_patch;
+pub mod mutation;
 mod schema;
 mod strategic;
-pub mod mutation;
 
 use async_trait::async_trait;
 use keelson_api::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};

@@ -117,9 +117,15 @@ fn index(key: &str, len: usize, allow_end: bool) -> Result<usize, String> {
     let i: i64 = key.parse().map_err(|_| {
         format!("value was not a proper array index: '{key}': strconv.Atoi: parsing {key:?}: invalid syntax")
     })?;
-    let max = if allow_end { len } else { len.saturating_sub(1) };
+    let max = if allow_end {
+        len
+    } else {
+        len.saturating_sub(1)
+    };
     if i < 0 || (i as usize) > max || (!allow_end && len == 0) {
-        return Err(format!("Unable to access invalid index: {i}: {INVALID_INDEX}"));
+        return Err(format!(
+            "Unable to access invalid index: {i}: {INVALID_INDEX}"
+        ));
     }
     Ok(i as usize)
 }

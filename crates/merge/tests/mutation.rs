@@ -34,14 +34,20 @@ fn granular_fields_merge_and_lists_merge_by_key() {
     let out = apply(json!({"metadata": {"labels": {"env": "prod"}}, "spec": {"replicas": 3,
         "template": {"spec": {"containers": [{"name": "sidecar", "image": "s:1"}, {"name": "app", "image": "a:2"}]}}}}))
     .unwrap();
-    assert_eq!(out["metadata"]["labels"], json!({"app": "a", "env": "prod"}));
+    assert_eq!(
+        out["metadata"]["labels"],
+        json!({"app": "a", "env": "prod"})
+    );
     assert_eq!(out["spec"]["replicas"], 3);
     let containers = &out["spec"]["template"]["spec"]["containers"];
     assert_eq!(
         containers,
         &json!([{"name": "sidecar", "image": "s:1"}, {"name": "app", "image": "a:2"}])
     );
-    assert_eq!(out["spec"]["selector"], json!({"matchLabels": {"app": "a"}}));
+    assert_eq!(
+        out["spec"]["selector"],
+        json!({"matchLabels": {"app": "a"}})
+    );
 }
 
 #[test]

@@ -156,6 +156,7 @@ impl Admission for AdmissionGrpc {
         Ok(Response::new(pb::AdmitResponse {
             object: out.object.as_ref().map(to_json_bytes),
             warnings: out.warnings,
+            audit_annotations: out.audit_annotations.into_iter().collect(),
         }))
     }
 
@@ -186,6 +187,7 @@ impl AdmissionApi for RemoteAdmission {
         Ok(AdmissionResponse {
             object,
             warnings: resp.warnings,
+            audit_annotations: resp.audit_annotations.into_iter().collect(),
         })
     }
 

@@ -35,6 +35,9 @@ const MAX_GRPC_MESSAGE: usize = 1024;
 /// JSON (removed again on receipt; never sent to HTTP clients).
 const WARNINGS_KEY: &str = "keelsonWarnings";
 
+/// The key under which an error's audit annotations ride likewise.
+const AUDIT_ANNOTATIONS_KEY: &str = "keelsonAuditAnnotations";
+
 /// Encode an `ApiError` as a gRPC status carrying the Status JSON (and its
 /// warnings).
 pub fn to_grpc_status(err: &ApiError) -> Status {
@@ -42,6 +45,14 @@ pub fn to_grpc_status(err: &ApiError) -> Status {
     if !err.warnings.is_empty() {
         if let Some(m) = status.as_object_mut() {
             m.insert(WARNINGS_KEY.into(), serde_json::json!(err.warnings));
+        }
+    }
+    if !err.audit_annotations.is_empty() {
+        if let Some(m) = status.as_object_mut() {
+            m.insert(
+                AUDIT_ANNOTATIONS_KEY.into(),
+                serde_json::json!(err.audit_annotations),
+            );
         }
     }
     let details = serde_json::to_vec(&status).unwrap_or_default();
@@ -92,7 +103,19 @@ fn decode_details(details: &[u8]) -> Option<ApiError> {
                 .collect()
         })
         .unwrap_or_default();
-    ApiError::from_status_json(&v).map(|e| e.with_warnings(warnings))
+    let annotations = v
+        .get(AUDIT_ANNOTATIONS_KEY)
+        .and_then(serde_json::Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    ApiError::from_status_json(&v).map(|e| {
+        e.with_warnings(warnings)
+            .with_audit_annotations(annotations)
+    })
 }
 
 fn truncate(s: &str, max: usize) -> String {

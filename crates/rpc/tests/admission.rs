@@ -33,6 +33,11 @@ impl AdmissionApi for FakeAdmission {
         Ok(AdmissionResponse {
             object,
             warnings: vec!["unknown field \"spec.foo\"".into(), "second".into()],
+            audit_annotations: [(
+                "pod-security.kubernetes.io/enforce-policy".to_string(),
+                "restricted:latest".to_string(),
+            )]
+            .into(),
         })
     }
 }
@@ -92,6 +97,10 @@ async fn requests_and_responses_round_trip_exactly() {
     for req in &sent {
         let resp = adm.admit(req.clone()).await.unwrap();
         assert_eq!(resp.warnings, ["unknown field \"spec.foo\"", "second"]);
+        assert_eq!(
+            resp.audit_annotations["pod-security.kubernetes.io/enforce-policy"],
+            "restricted:latest"
+        );
         match &req.object {
             Some(_) => assert_eq!(
                 resp.object.unwrap()["metadata"]["labels"]["admitted"],

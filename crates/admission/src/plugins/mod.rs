@@ -340,6 +340,7 @@ impl Plugins {
         req: &AdmissionRequest,
         object: &Value,
         name: &str,
+        annotations: &mut crate::audit::Annotations,
     ) -> ApiResult<Vec<String>> {
         let a = Attrs {
             store,
@@ -357,7 +358,7 @@ impl Plugins {
             service_account::validate(&a, object).await?;
         }
         if on("PodSecurity") {
-            warnings = pod_security::validate(&a, &self.pod_security, object).await?;
+            warnings = pod_security::validate(&a, &self.pod_security, object, annotations).await?;
         }
         if on("Priority") {
             priority::validate(&a, object).await?;

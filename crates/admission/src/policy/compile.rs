@@ -94,7 +94,11 @@ impl PolicyCompiler {
     /// Compiles a MutatingAdmissionPolicy mutation wanting `returns`:
     /// the authorizer's environment with kube's patch types (`Object{}`,
     /// `JSONPatch{}`).
-    pub(crate) fn compile_mutation(&self, src: &str, returns: Returns) -> Result<Expression, String> {
+    pub(crate) fn compile_mutation(
+        &self,
+        src: &str,
+        returns: Returns,
+    ) -> Result<Expression, String> {
         let mut env = self.with_authorizer.clone();
         env.declare_patch_types();
         Expression::compile_checked(src, &env, returns).map(|(e, _)| e)

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::compile::{Decls, PolicyCompiler};
 use super::matching::{self, Attrs, Binding, MatchResources};
 use super::params::{self, ParamCache, ParamKind};
+use crate::audit::Annotations;
 use crate::registry::CatalogSnapshot;
 
 /// An expression as written and as compiled.
@@ -235,6 +236,8 @@ impl Compiled {
 struct Decision {
     message: String,
     reason: String,
+    /// The validation's index (kube's `expressionIndex`).
+    index: usize,
     /// An auditAnnotation's error: denied whatever the binding's actions.
     always_deny: bool,
 }
@@ -293,7 +296,10 @@ pub(crate) fn request_json(req: &AdmissionRequest, name: &str, matched_version: 
 
 /// The request's resource at the versions it is served at besides the
 /// request's own (the candidates of `matchPolicy: Equivalent`).
-pub(crate) fn equivalent_versions(catalog: &CatalogSnapshot, req: &AdmissionRequest) -> Vec<String> {
+pub(crate) fn equivalent_versions(
+    catalog: &CatalogSnapshot,
+    req: &AdmissionRequest,
+) -> Vec<String> {
     let version = req.api_version.rsplit('/').next().unwrap_or("");
     catalog
         .resources()
@@ -343,6 +349,59 @@ pub(crate) struct Context<'a> {
 pub(crate) async fn run(
     cx: Context<'_>,
     pairs: &[(Arc<Compiled>, Arc<Binding>)],
+    ann: &mut Annotations,
+) -> ApiResult<Vec<String>> {
+    let mut collector = AuditCollector::default();
+    let r = run_collecting(cx, pairs, ann, &mut collector).await;
+    collector.publish(ann);
+    r
+}
+
+/// kube's `auditAnnotationCollector`: per policy, each key's distinct
+/// values (joined with `, ` when bindings' params make several).
+#[derive(Default)]
+struct AuditCollector(Vec<(String, String, Vec<String>)>);
+
+impl AuditCollector {
+    fn add(&mut self, policy: &str, key: String, value: String) {
+        match self.0.iter_mut().find(|(p, k, _)| p == policy && *k == key) {
+            Some((_, _, values)) => {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+            None => self.0.push((policy.to_string(), key, vec![value])),
+        }
+    }
+
+    fn publish(self, ann: &mut Annotations) {
+        for (policy, key, values) in self.0 {
+            ann.add(format!("{policy}/{key}"), values.join(", "));
+        }
+    }
+}
+
+/// kube's `validation.policy.admission.k8s.io/validation_failure` for an
+/// `Audit` binding's failed validation.
+fn publish_failure(ann: &mut Annotations, binding: &Binding, policy: &str, d: &Decision) {
+    let value = serde_json::json!([{
+        "message": d.message,
+        "policy": policy,
+        "binding": binding.name,
+        "expressionIndex": d.index,
+        "validationActions": binding.actions,
+    }]);
+    ann.add(
+        "validation.policy.admission.k8s.io/validation_failure",
+        value.to_string(),
+    );
+}
+
+async fn run_collecting(
+    cx: Context<'_>,
+    pairs: &[(Arc<Compiled>, Arc<Binding>)],
+    ann: &mut Annotations,
+    collector: &mut AuditCollector,
 ) -> ApiResult<Vec<String>> {
     let (store, req, object) = (cx.store, cx.req, cx.object);
     let name = if req.name.is_empty() {
@@ -443,22 +502,32 @@ pub(crate) async fn run(
                     Some(request),
                 );
             }
-            for decision in decide(policy, &mut act) {
-                let msg = decision.message;
+            let (decisions, published) = decide(policy, &mut act);
+            for (key, value) in published {
+                collector.add(&policy.name, key, value);
+            }
+            for decision in decisions {
+                let msg = decision.message.clone();
                 if decision.always_deny {
                     return Err(denied(&cx, policy, Some(binding), &msg, &decision.reason));
                 }
+                // Every action is taken (a Deny's refusal comes after
+                // the binding's Warn and Audit, as kube's dispatcher).
+                let mut deny = false;
                 for action in &binding.actions {
                     match action.as_str() {
-                        "Deny" => {
-                            return Err(denied(&cx, policy, Some(binding), &msg, &decision.reason))
-                        }
+                        "Deny" => deny = true,
                         "Warn" => warnings.push(format!(
                             "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {msg}",
                             policy.name, binding.name
                         )),
+                        "Audit" => publish_failure(ann, binding, &policy.name, &decision),
                         _ => {}
                     }
+                }
+                if deny {
+                    return Err(denied(&cx, policy, Some(binding), &msg, &decision.reason)
+                        .with_warnings(std::mem::take(&mut warnings)));
                 }
             }
         }
@@ -646,28 +715,32 @@ pub(crate) fn namespace_object(req: &AdmissionRequest, ns: &Value) -> Value {
     Value::Object(out)
 }
 
-/// The failed validations of one policy for one request.
-fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
-    let error = |message: String| {
+/// The failed validations of one policy for one request, and the
+/// auditAnnotations' values to publish (key, value).
+fn decide(policy: &Compiled, act: &mut Activation) -> (Vec<Decision>, Vec<(String, String)>) {
+    let error_at = |index: usize, message: String| {
         if policy.ignore_errors {
             Vec::new()
         } else {
             vec![Decision {
                 message,
                 reason: String::new(),
+                index,
                 always_deny: false,
             }]
         }
     };
+    let error = |message: String| error_at(0, message);
     match policy.conditions_hold(act) {
         Ok(true) => {}
-        Ok(false) => return Vec::new(),
-        Err(e) => return error(e),
+        Ok(false) => return (Vec::new(), Vec::new()),
+        Err(e) => return (error(e), Vec::new()),
     }
     let failed = policy.bind_variables(act);
     let explain = |e: String, source: &str| failed.explain(e, source);
     let mut out = Vec::new();
-    for v in &policy.validations {
+    let mut published = Vec::new();
+    for (index, v) in policy.validations.iter().enumerate() {
         match v.expr.eval(act) {
             Ok(Outcome::Bool(true)) => {}
             Ok(Outcome::Bool(false)) => {
@@ -696,18 +769,22 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
                     } else {
                         v.reason.clone()
                     },
+                    index,
                     always_deny: false,
                 });
             }
-            Ok(other) => out.extend(error(format!(
-                "compilation error: expression '{}' returned {other:?}, want bool",
-                v.expr.source
-            ))),
-            Err(e) => out.extend(error(explain(e, &v.expr.source))),
+            Ok(other) => out.extend(error_at(
+                index,
+                format!(
+                    "compilation error: expression '{}' returned {other:?}, want bool",
+                    v.expr.source
+                ),
+            )),
+            Err(e) => out.extend(error_at(index, explain(e, &v.expr.source))),
         }
     }
-    // auditAnnotations: the values have nowhere to go (see
-    // docs/compatibility.md), but an error denies under Fail.
+    // auditAnnotations: a string value is published (cut at 10 KiB), an
+    // error denies under Fail.
     let error = |message: String| {
         let mut d = error(message);
         for x in &mut d {
@@ -715,9 +792,19 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
         }
         d
     };
-    for (_, ann) in &policy.audit_annotations {
+    for (key, ann) in &policy.audit_annotations {
         match ann.eval(act) {
-            Ok(Outcome::Str(_)) => {}
+            Ok(Outcome::Str(s)) => {
+                let mut s = s;
+                if s.len() > MAX_AUDIT_ANNOTATION_VALUE {
+                    let mut cut = MAX_AUDIT_ANNOTATION_VALUE;
+                    while !s.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    s.truncate(cut);
+                }
+                published.push((key.clone(), s));
+            }
             Ok(Outcome::Other(t)) if t == "null_type" => {}
             Ok(other) => {
                 let t = match other {
@@ -733,8 +820,11 @@ fn decide(policy: &Compiled, act: &mut Activation) -> Vec<Decision> {
             Err(e) => out.extend(error(explain(e, &ann.source))),
         }
     }
-    out
+    (out, published)
 }
+
+/// kube's `maxAuditAnnotationValueLength`.
+const MAX_AUDIT_ANNOTATION_VALUE: usize = 10 * 1024;
 
 /// kube's `MaxEvaluatedMessageExpressionSizeBytes`.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;

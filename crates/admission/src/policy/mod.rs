@@ -208,6 +208,7 @@ impl Policies {
         req: &AdmissionRequest,
         object: &Value,
         display_name: &str,
+        ann: &mut crate::audit::Annotations,
     ) -> ApiResult<Vec<String>> {
         let pairs = self.pairs(store).await?;
         if pairs.is_empty() {
@@ -223,7 +224,7 @@ impl Policies {
             object,
             display_name,
         };
-        evaluate::run(cx, &pairs).await
+        evaluate::run(cx, &pairs, ann).await
     }
 }
 

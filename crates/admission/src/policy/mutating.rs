@@ -185,8 +185,7 @@ pub(crate) async fn run(
         if let Some(mr) = &binding.matching {
             if mr.matched_version(&attrs, &equivalents, false).is_none()
                 || !mr.object_matches(cx.object, old)
-                || !mr
-                    .namespace_matches(evaluate::namespace_labels(req, cx.object, ns))
+                || !mr.namespace_matches(evaluate::namespace_labels(req, cx.object, ns))
             {
                 continue;
             }
@@ -294,11 +293,10 @@ pub(crate) async fn run(
                 // Each mutation sees the object as the earlier ones left it.
                 act.bind("object", &current);
             }
-            let r = apply_mutation(cx.catalog, mutation, &act, &current)
-                .map_err(|e| match e {
-                    Failure::Expression(m, src) => failed.explain(m, &src),
-                    Failure::Patch(m) => m,
-                });
+            let r = apply_mutation(cx.catalog, mutation, &act, &current).map_err(|e| match e {
+                Failure::Expression(m, src) => failed.explain(m, &src),
+                Failure::Patch(m) => m,
+            });
             match r {
                 Ok(Some(next)) => {
                     // Re-decoded and defaulted at the request's version.

@@ -3,6 +3,7 @@
 //! chain in order with reinvocation, and the validating webhooks in
 //! parallel.
 
+use crate::audit::Annotations;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -209,6 +210,7 @@ pub(super) async fn mutate(
     req: &AdmissionRequest,
     object: &mut Option<Value>,
     redecode: Option<&Redecode<'_>>,
+    ann: &mut Annotations,
 ) -> ApiResult<Vec<String>> {
     let mut warnings = Vec::new();
     let mut previously_invoked: HashSet<HookKey> = HashSet::new();
@@ -218,7 +220,7 @@ pub(super) async fn mutate(
         if round == 1 && !reinvocation_requested {
             break;
         }
-        for hook in hooks {
+        for (index, hook) in hooks.iter().enumerate() {
             if round == 1 && !reinvoke.contains(&hook.key) {
                 continue;
             }
@@ -235,6 +237,7 @@ pub(super) async fn mutate(
             let result = call::call(&**store, clients, hook, &inv, true).await;
             let result = result.and_then(|answer| {
                 warnings.extend(answer.warnings.iter().cloned());
+                publish(ann, hook, &answer);
                 if !answer.allowed {
                     return Err(CallError::Refused(call::denied(
                         &hook.name,
@@ -243,6 +246,18 @@ pub(super) async fn mutate(
                 }
                 apply_patch(hook, req, &answer, object, redecode)
             });
+            if let Ok(mutated) = result {
+                // kube's `mutation.webhook.admission.k8s.io` annotation.
+                ann.add(
+                    format!("mutation.webhook.admission.k8s.io/round_{round}_index_{index}"),
+                    serde_json::json!({
+                        "configuration": hook.config_name,
+                        "webhook": hook.name,
+                        "mutated": mutated,
+                    })
+                    .to_string(),
+                );
+            }
             if let Ok(true) = result {
                 // Earlier reinvocable webhooks see the change once more.
                 reinvoke.extend(previously_invoked.drain());
@@ -271,6 +286,7 @@ pub(super) async fn validate(
     hooks: &[Arc<Hook>],
     req: &AdmissionRequest,
     object: Option<&Value>,
+    ann: &mut Annotations,
 ) -> ApiResult<Vec<String>> {
     let name = request_name(req, object).to_string();
     let mut ns = NamespaceLabels { store, read: None };
@@ -290,23 +306,27 @@ pub(super) async fn validate(
         async move {
             let result = call::call(&**store, clients, hook, inv, false).await;
             match result {
-                Ok(answer) if answer.allowed => (answer.warnings, None),
+                Ok(answer) if answer.allowed => (answer.warnings, answer.audit_annotations, None),
                 Ok(answer) => (
                     answer.warnings,
+                    answer.audit_annotations,
                     Some(CallError::Refused(call::denied(
                         &hook.name,
                         answer.status.as_ref(),
                     ))),
                 ),
-                Err(e) => (Vec::new(), Some(e)),
+                Err(e) => (Vec::new(), Vec::new(), Some(e)),
             }
         }
     });
     let results = futures::future::join_all(calls).await;
     let mut warnings = Vec::new();
     let mut first = None;
-    for (hook, (w, err)) in relevant.iter().zip(results) {
+    for (hook, (w, audit, err)) in relevant.iter().zip(results) {
         warnings.extend(w);
+        for (k, v) in audit {
+            ann.add(format!("{}/{k}", hook.name), v);
+        }
         if let Some(e) = err.and_then(|e| on_failure(hook, e)) {
             first.get_or_insert(e);
         }
@@ -314,5 +334,12 @@ pub(super) async fn validate(
     match first {
         Some(e) => Err(e),
         None => Ok(warnings),
+    }
+}
+
+/// A webhook's `auditAnnotations`, as `<webhook name>/<key>`.
+fn publish(ann: &mut Annotations, hook: &Hook, answer: &super::review::Answer) {
+    for (k, v) in &answer.audit_annotations {
+        ann.add(format!("{}/{k}", hook.name), v.clone());
     }
 }

@@ -166,6 +166,8 @@ pub(crate) struct Condition {
 pub(crate) struct Hook {
     /// `webhooks[].name`.
     pub name: String,
+    /// The configuration's name (kube's audit annotations name it).
+    pub config_name: String,
     /// Identifies the configuration revision and webhook (clients, reinvocation).
     pub key: HookKey,
     pub client_config: ClientConfig,
@@ -210,6 +212,7 @@ impl Hook {
             .enumerate()
             .map(|(index, h)| Hook {
                 name: str_of(h, "name").to_string(),
+                config_name: meta("name"),
                 key: HookKey {
                     config_uid: uid.clone(),
                     config_revision: rv.clone(),

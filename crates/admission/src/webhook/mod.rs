@@ -91,6 +91,8 @@ impl Redecode<'_> {
 
 pub(crate) use hook::exempt;
 
+use crate::audit::Annotations;
+
 const GROUP: &str = "admissionregistration.k8s.io";
 
 fn mutating_configs() -> GroupResource {
@@ -206,6 +208,7 @@ impl Webhooks {
         req: &AdmissionRequest,
         object: &mut Option<Value>,
         redecode: Option<&Redecode<'_>>,
+        ann: &mut Annotations,
     ) -> ApiResult<Vec<String>> {
         if hook::exempt(&req.gr.group, &req.kind) {
             return Ok(Vec::new());
@@ -214,7 +217,7 @@ impl Webhooks {
         if hooks.is_empty() {
             return Ok(Vec::new());
         }
-        dispatch::mutate(store, &self.clients, &hooks, req, object, redecode).await
+        dispatch::mutate(store, &self.clients, &hooks, req, object, redecode, ann).await
     }
 
     /// Run the validating webhooks that apply to `req` (its admitted
@@ -224,6 +227,7 @@ impl Webhooks {
         store: &Arc<dyn StoreApi>,
         req: &AdmissionRequest,
         object: Option<&Value>,
+        ann: &mut Annotations,
     ) -> ApiResult<Vec<String>> {
         if hook::exempt(&req.gr.group, &req.kind) {
             return Ok(Vec::new());
@@ -232,7 +236,7 @@ impl Webhooks {
         if hooks.is_empty() {
             return Ok(Vec::new());
         }
-        dispatch::validate(store, &self.clients, &hooks, req, object).await
+        dispatch::validate(store, &self.clients, &hooks, req, object, ann).await
     }
 }
 
@@ -244,13 +248,14 @@ impl Webhooks {
         store: &Arc<dyn StoreApi>,
         req: &AdmissionRequest,
         plugins: &crate::PluginConfig,
+        ann: &mut Annotations,
     ) -> ApiResult<Vec<String>> {
         let mut warnings = Vec::new();
         if plugins.enabled("MutatingAdmissionWebhook") {
-            warnings.extend(self.mutate(store, req, &mut None, None).await?);
+            warnings.extend(self.mutate(store, req, &mut None, None, ann).await?);
         }
         if plugins.enabled("ValidatingAdmissionWebhook") {
-            warnings.extend(self.validate(store, req, None).await?);
+            warnings.extend(self.validate(store, req, None, ann).await?);
         }
         Ok(warnings)
     }

@@ -91,6 +91,8 @@ pub(crate) struct Answer {
     /// `response.status`.
     pub status: Option<Value>,
     pub warnings: Vec<String>,
+    /// `response.auditAnnotations`.
+    pub audit_annotations: Vec<(String, String)>,
 }
 
 /// Decode the body into an `AdmissionReview` (kube's REST client decode):
@@ -174,6 +176,15 @@ pub(crate) fn verify(
                 a.iter()
                     .filter_map(Value::as_str)
                     .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        audit_annotations: resp
+            .get("auditAnnotations")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
                     .collect()
             })
             .unwrap_or_default(),

@@ -412,6 +412,46 @@ pub fn authorize(authz: &Authorizer, attrs: &Attributes, audit: &mut Audit) -> A
     }
 }
 
+/// The audit annotations a handler records (admission's), shared with
+/// the handler's task.
+#[derive(Clone, Default)]
+pub struct Annotations(Arc<std::sync::Mutex<BTreeMap<String, String>>>);
+
+impl Annotations {
+    /// Add each annotation whose key has no value yet (kube's
+    /// `AddAuditAnnotation`).
+    pub fn add_all(&self, annotations: &BTreeMap<String, String>) {
+        if let Ok(mut m) = self.0.lock() {
+            for (k, v) in annotations {
+                m.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+}
+
+/// A collector for the handler's audit annotations when the request is
+/// audited.
+pub fn annotations_for(audit: &Audit) -> Option<Annotations> {
+    audit
+        .as_ref()
+        .filter(|r| r.active())
+        .map(|_| Annotations::default())
+}
+
+/// The handler is done: its audit annotations join the event's.
+pub fn annotate(audit: &mut Audit, annotations: Option<Annotations>) {
+    let (Some(rec), Some(a)) = (audit.as_mut(), annotations) else {
+        return;
+    };
+    let recorded = match a.0.lock() {
+        Ok(mut m) => std::mem::take(&mut *m),
+        Err(_) => return,
+    };
+    for (k, v) in recorded {
+        rec.event.annotations.entry(k).or_insert(v);
+    }
+}
+
 /// Keep the request body a handler reads, for `requestObject` (and the
 /// name of a created object).
 pub fn keep_body(audit: &Audit, body: &mut RequestBody) {

@@ -52,6 +52,9 @@ use keelson_codec::Format;
 pub struct Current {
     pub user: Arc<UserInfo>,
     pub state: Arc<State>,
+    /// The audit annotations the handler records (admission's), when the
+    /// request is audited.
+    pub audit_annotations: Option<crate::audit::Annotations>,
 }
 
 tokio::task_local! {
@@ -159,13 +162,18 @@ async fn chain(
                 )
                 .await
             };
+            let annotations = crate::audit::annotations_for(&audit);
             let current = Current {
                 user: Arc::new(user),
                 state: state.clone(),
+                audit_annotations: annotations.clone(),
             };
             // Boxed, as the chain in `handle`: `audit::guard` takes it
             // by value.
-            crate::audit::guard(&mut audit, Box::pin(CURRENT.scope(current, handled))).await
+            let resp =
+                crate::audit::guard(&mut audit, Box::pin(CURRENT.scope(current, handled))).await;
+            crate::audit::annotate(&mut audit, annotations);
+            resp
         }
         Err(e) => status_response(&e, Format::JSON),
     };
@@ -201,6 +209,19 @@ async fn authentication_and_authorization(
     let attrs = authorization::attributes(&user, &parts.method, parts.uri.path(), info);
     crate::audit::authorize(&state.authz, &attrs, audit)?;
     Ok(user)
+}
+
+/// Record audit annotations for the request being handled (admission's;
+/// a key's first value stays). Nothing when the request is not audited.
+pub fn add_audit_annotations(annotations: &std::collections::BTreeMap<String, String>) {
+    if annotations.is_empty() {
+        return;
+    }
+    let _ = CURRENT.try_with(|c| {
+        if let Some(a) = &c.audit_annotations {
+            a.add_all(annotations);
+        }
+    });
 }
 
 /// The user of the request being handled (anonymous outside a request).

@@ -93,7 +93,9 @@ pub(crate) async fn admit(
                 user: Some(admission_user()),
                 options: Some(operation_options(cx, operation, opts.dry)),
             })
-            .await?;
+            .await
+            .inspect_err(|e| crate::filters::add_audit_annotations(&e.audit_annotations))?;
+    crate::filters::add_audit_annotations(&resp.audit_annotations);
     super::review::check_escalation(cx, resp.object.as_ref(), old_for_checks.as_ref())?;
     Ok((resp.object, resp.warnings))
 }

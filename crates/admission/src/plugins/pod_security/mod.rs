@@ -36,6 +36,7 @@ use serde_json::Value;
 
 use super::cache::{live_get, live_list};
 use super::Attrs;
+use crate::audit::Annotations;
 use api::{Level, LevelVersion, Policy};
 use checks::{evaluate, go_quote, PodView};
 
@@ -243,7 +244,12 @@ const IGNORED_POD_SUBRESOURCES: &[&str] = &[
 ];
 
 /// The validating phase: `Err` is the refusal, `Ok` the warnings.
-pub(crate) async fn validate(a: &Attrs<'_>, st: &State, object: &Value) -> ApiResult<Vec<String>> {
+pub(crate) async fn validate(
+    a: &Attrs<'_>,
+    st: &State,
+    object: &Value,
+    ann: &mut Annotations,
+) -> ApiResult<Vec<String>> {
     if a.req.operation == Operation::Delete {
         return Ok(Vec::new());
     }
@@ -255,13 +261,13 @@ pub(crate) async fn validate(a: &Attrs<'_>, st: &State, object: &Value) -> ApiRe
         if IGNORED_POD_SUBRESOURCES.contains(&a.req.subresource.as_str()) {
             return Ok(Vec::new());
         }
-        return validate_pod(a, st, object).await;
+        return validate_pod(a, st, object, ann).await;
     }
     let workload = WORKLOADS
         .iter()
         .any(|(g, r)| gr.group == *g && gr.resource == *r);
     if workload && a.req.subresource.is_empty() {
-        return validate_workload(a, st, object).await;
+        return validate_workload(a, st, object, ann).await;
     }
     Ok(Vec::new())
 }
@@ -442,8 +448,13 @@ fn controller_uid(pod: &Value) -> Option<&str> {
         .as_str()
 }
 
-async fn validate_pod(a: &Attrs<'_>, st: &State, pod: &Value) -> ApiResult<Vec<String>> {
-    if st.exempt_namespace(&a.req.namespace) || st.exempt_user(a) {
+async fn validate_pod(
+    a: &Attrs<'_>,
+    st: &State,
+    pod: &Value,
+    ann: &mut Annotations,
+) -> ApiResult<Vec<String>> {
+    if exempt(a, st, ann) {
         return Ok(Vec::new());
     }
     let ns = match namespace(a, st).await {
@@ -457,6 +468,7 @@ async fn validate_pod(a: &Attrs<'_>, st: &State, pod: &Value) -> ApiResult<Vec<S
     };
     let (policy, errs) = api::policy_to_evaluate(&ns, &st.defaults);
     if errs.is_empty() && policy.fully_privileged() {
+        ann.add(ENFORCED_POLICY, LevelVersion::PRIVILEGED.to_string());
         return Ok(Vec::new());
     }
     if a.req.operation == Operation::Update {
@@ -468,16 +480,57 @@ async fn validate_pod(a: &Attrs<'_>, st: &State, pod: &Value) -> ApiResult<Vec<S
     }
     let meta = pod.get("metadata").unwrap_or(&Value::Null);
     let spec = pod.get("spec").unwrap_or(&Value::Null);
-    evaluate_pod(a, st, &policy, meta, spec, true)
+    evaluate_pod(a, st, &policy, &errs, meta, spec, true, ann)
 }
 
-async fn validate_workload(a: &Attrs<'_>, st: &State, obj: &Value) -> ApiResult<Vec<String>> {
-    if st.exempt_namespace(&a.req.namespace) || st.exempt_user(a) {
+/// The namespace and user exemptions, recorded as kube's `exempt`
+/// annotation.
+fn exempt(a: &Attrs<'_>, st: &State, ann: &mut Annotations) -> bool {
+    let why = if st.exempt_namespace(&a.req.namespace) {
+        "namespace"
+    } else if st.exempt_user(a) {
+        "user"
+    } else {
+        return false;
+    };
+    ann.add(EXEMPT, why);
+    true
+}
+
+async fn validate_workload(
+    a: &Attrs<'_>,
+    st: &State,
+    obj: &Value,
+    ann: &mut Annotations,
+) -> ApiResult<Vec<String>> {
+    if exempt(a, st, ann) {
         return Ok(Vec::new());
     }
     // A namespace that cannot be read admits the workload.
-    let Ok(Some(ns)) = namespace(a, st).await else {
-        return Ok(Vec::new());
+    let ns = match namespace(a, st).await {
+        Ok(Some(ns)) => ns,
+        Ok(None) => {
+            ann.add(
+                ERROR,
+                format!(
+                    "failed to lookup namespace {}: namespaces {} not found",
+                    go_quote(&a.req.namespace),
+                    go_quote(&a.req.namespace)
+                ),
+            );
+            return Ok(Vec::new());
+        }
+        Err(e) => {
+            ann.add(
+                ERROR,
+                format!(
+                    "failed to lookup namespace {}: {}",
+                    go_quote(&a.req.namespace),
+                    e.message
+                ),
+            );
+            return Ok(Vec::new());
+        }
     };
     let (policy, errs) = api::policy_to_evaluate(&ns, &st.defaults);
     if errs.is_empty()
@@ -491,7 +544,7 @@ async fn validate_workload(a: &Attrs<'_>, st: &State, obj: &Value) -> ApiResult<
     };
     let meta = template.get("metadata").unwrap_or(&Value::Null);
     let spec = template.get("spec").unwrap_or(&Value::Null);
-    evaluate_pod(a, st, &policy, meta, spec, false)
+    evaluate_pod(a, st, &policy, &errs, meta, spec, false, ann)
 }
 
 /// The pod template of a workload (`None`: a ReplicationController
@@ -512,35 +565,70 @@ fn template<'a>(resource: &str, obj: &'a Value) -> Option<&'a Value> {
     }
 }
 
-/// `EvaluatePod`: the enforce refusal (pods only), else the warn warning.
+/// `EvaluatePod`: the enforce refusal (pods only), else the warn warning;
+/// the enforced policy, audit violations and policy errors recorded as
+/// kube's audit annotations.
+#[allow(clippy::too_many_arguments)]
 fn evaluate_pod(
     a: &Attrs<'_>,
     st: &State,
     policy: &Policy,
+    policy_errs: &[keelson_apimachinery::FieldError],
     meta: &Value,
     spec: &Value,
     enforce: bool,
+    ann: &mut Annotations,
 ) -> ApiResult<Vec<String>> {
     if st.exempt_runtime_class(spec) {
+        ann.add(EXEMPT, "runtimeClass");
         return Ok(Vec::new());
     }
+    if !policy_errs.is_empty() {
+        let msgs: Vec<String> = policy_errs.iter().map(|e| e.to_string()).collect();
+        let aggregate = match msgs.len() {
+            1 => msgs[0].clone(),
+            _ => format!("[{}]", msgs.join(", ")),
+        };
+        ann.add(ERROR, format!("Failed to parse policy: {aggregate}"));
+    }
     let view = PodView::new(meta, spec);
-    let mut enforced = None;
+    let mut cached: Vec<(LevelVersion, Vec<checks::Forbidden>)> = Vec::new();
+    let mut refusal = None;
     if enforce {
+        ann.add(ENFORCED_POLICY, policy.enforce.to_string());
         let results = evaluate(policy.enforce, &view);
         if !results.is_empty() {
-            return Err(a.forbidden(&format!(
+            refusal = Some(a.forbidden(&format!(
                 "violates PodSecurity {}: {}",
                 go_quote(&policy.enforce.to_string()),
                 checks::detail(&results)
             )));
         }
-        enforced = Some(policy.enforce);
+        cached.push((policy.enforce, results));
     }
-    if enforced == Some(policy.warn) {
-        return Ok(Vec::new());
+    let mut results_for = |lv: LevelVersion| -> Vec<checks::Forbidden> {
+        if let Some((_, r)) = cached.iter().find(|(l, _)| *l == lv) {
+            return r.clone();
+        }
+        let r = evaluate(lv, &view);
+        cached.push((lv, r.clone()));
+        r
+    };
+    let audit = results_for(policy.audit);
+    if !audit.is_empty() {
+        ann.add(
+            AUDIT_VIOLATIONS,
+            format!(
+                "would violate PodSecurity {}: {}",
+                go_quote(&policy.audit.to_string()),
+                checks::detail(&audit)
+            ),
+        );
     }
-    let results = evaluate(policy.warn, &view);
+    if let Some(e) = refusal {
+        return Err(e);
+    }
+    let results = results_for(policy.warn);
     if results.is_empty() {
         return Ok(Vec::new());
     }
@@ -550,6 +638,13 @@ fn evaluate_pod(
         checks::detail(&results)
     )])
 }
+
+/// kube's audit annotation keys (`pod-security.kubernetes.io/` + the
+/// pod-security-admission key).
+const ENFORCED_POLICY: &str = "pod-security.kubernetes.io/enforce-policy";
+const AUDIT_VIOLATIONS: &str = "pod-security.kubernetes.io/audit-violations";
+const EXEMPT: &str = "pod-security.kubernetes.io/exempt";
+const ERROR: &str = "pod-security.kubernetes.io/error";
 
 /// `isSignificantPodUpdate`: an image changed, or a container was added
 /// or removed, or an ephemeral container added or its image changed.
