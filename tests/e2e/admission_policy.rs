@@ -572,6 +572,7 @@ kind: MutatingAdmissionPolicy
 metadata:
   name: atomic
 spec:
+  reinvocationPolicy: Never
   matchConstraints:
     resourceRules:
     - apiGroups: ["apps"]
@@ -599,6 +600,7 @@ metadata:
   name: ignored
 spec:
   failurePolicy: Ignore
+  reinvocationPolicy: Never
   matchConstraints:
     resourceRules:
     - apiGroups: [""]

@@ -407,18 +407,17 @@ impl LocalAdmission {
                 r.group == GROUP_ADMISSIONREGISTRATION && r.plural == "mutatingadmissionpolicies"
             });
         let mut reinvoke = None;
+        let mutating_write = policy::MutatingWrite {
+            store: &self.store,
+            catalog: &catalog,
+            req: &req,
+            display_name: &display_name,
+            redecode: &redecode,
+        };
         if mutating_policies {
             let r = self
                 .mutating_policies
-                .mutate(
-                    &self.store,
-                    &catalog,
-                    &req,
-                    &mut object,
-                    &display_name,
-                    &redecode,
-                    None,
-                )
+                .mutate(&mutating_write, &mut object, None)
                 .await?;
             reinvoke = Some(r).filter(|r| !r.is_empty());
         }
@@ -433,15 +432,7 @@ impl LocalAdmission {
             if let (Some(r), Some(before)) = (&reinvoke, before) {
                 if before != object {
                     self.mutating_policies
-                        .mutate(
-                            &self.store,
-                            &catalog,
-                            &req,
-                            &mut object,
-                            &display_name,
-                            &redecode,
-                            Some(r),
-                        )
+                        .mutate(&mutating_write, &mut object, Some(r))
                         .await?;
                 }
             }

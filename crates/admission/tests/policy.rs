@@ -194,7 +194,7 @@ async fn audit_records_kube_s_annotations() {
     let e = create_deploy(&adm, 10).await.unwrap_err();
     assert!(e
         .audit_annotations
-        .contains_key("validation.policy.admission.k8s.io/validation_failure"));
+        .is_some_and(|a| a.contains_key("validation.policy.admission.k8s.io/validation_failure")));
 }
 
 #[tokio::test]

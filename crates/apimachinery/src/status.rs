@@ -66,7 +66,8 @@ pub struct ApiError {
     pub warnings: Vec<String>,
     /// Audit annotations admission recorded before the request failed
     /// (kube logs them with the refused request). Not part of the body.
-    pub audit_annotations: std::collections::BTreeMap<String, String>,
+    /// Boxed, as `details`: most errors have none.
+    pub audit_annotations: Option<Box<std::collections::BTreeMap<String, String>>>,
 }
 
 /// Result alias used across the project.
@@ -83,7 +84,7 @@ impl ApiError {
             details: None,
             continue_token: None,
             warnings: Vec::new(),
-            audit_annotations: Default::default(),
+            audit_annotations: None,
         }
     }
 
@@ -100,8 +101,12 @@ impl ApiError {
         mut self,
         annotations: std::collections::BTreeMap<String, String>,
     ) -> Self {
+        if annotations.is_empty() {
+            return self;
+        }
+        let mine = self.audit_annotations.get_or_insert_with(Default::default);
         for (k, v) in annotations {
-            self.audit_annotations.entry(k).or_insert(v);
+            mine.entry(k).or_insert(v);
         }
         self
     }
@@ -381,7 +386,7 @@ impl ApiError {
                 .and_then(|c| c.as_str())
                 .map(str::to_string),
             warnings: Vec::new(),
-            audit_annotations: Default::default(),
+            audit_annotations: None,
         })
     }
 }

@@ -47,12 +47,9 @@ pub fn to_grpc_status(err: &ApiError) -> Status {
             m.insert(WARNINGS_KEY.into(), serde_json::json!(err.warnings));
         }
     }
-    if !err.audit_annotations.is_empty() {
+    if let Some(a) = &err.audit_annotations {
         if let Some(m) = status.as_object_mut() {
-            m.insert(
-                AUDIT_ANNOTATIONS_KEY.into(),
-                serde_json::json!(err.audit_annotations),
-            );
+            m.insert(AUDIT_ANNOTATIONS_KEY.into(), serde_json::json!(a));
         }
     }
     let details = serde_json::to_vec(&status).unwrap_or_default();

@@ -463,7 +463,9 @@ async fn every_detail_of_an_error_survives_including_huge_ones() {
         })),
         continue_token: Some("tok".into()),
         warnings: vec!["kept across the wire".into()],
-        audit_annotations: [("a.example/k".to_string(), "v".to_string())].into(),
+        audit_annotations: Some(Box::new(
+            [("a.example/k".to_string(), "v".to_string())].into(),
+        )),
     };
     let router = Server::builder().add_service(StoreGrpc::server(Arc::new(Failing(err.clone()))));
     let server = support::start(router, None).await;

@@ -8,6 +8,8 @@
 //! `admissionReviewVersions` (both are required). Policies get
 //! `failurePolicy: Fail`, and the match resources of policies and bindings
 //! the webhook match defaults; a binding's `paramRef` gets none in v1.
+//! MutatingAdmissionPolicy (`v1beta1`, `SetObjectDefaults_MutatingAdmissionPolicy`)
+//! and its binding get the same as their validating counterparts.
 
 use serde_json::{Map, Value};
 
@@ -43,6 +45,19 @@ pub(super) fn validating_admission_policy_binding(obj: &mut Value) {
     if let Some(m) = object_at(obj, &["spec", "matchResources"]) {
         match_resources(m);
     }
+}
+
+/// MutatingAdmissionPolicy (`v1beta1`): as a validating policy, the spec's
+/// `failurePolicy` and `matchConstraints`; `reinvocationPolicy` has no
+/// default (it is required).
+pub(super) fn mutating_admission_policy(obj: &mut Value) {
+    validating_admission_policy(obj);
+}
+
+/// MutatingAdmissionPolicyBinding (`v1beta1`): the spec's `matchResources`
+/// (`paramRef` gets no default in v1beta1).
+pub(super) fn mutating_admission_policy_binding(obj: &mut Value) {
+    validating_admission_policy_binding(obj);
 }
 
 /// The webhooks of a configuration; `mutating` adds `reinvocationPolicy`.
@@ -152,6 +167,33 @@ mod tests {
         assert_eq!(
             b["spec"]["matchResources"],
             json!({"matchPolicy": "Exact", "namespaceSelector": {}, "objectSelector": {}})
+        );
+    }
+
+    #[test]
+    fn mutating_policy_and_binding() {
+        let mut p = json!({});
+        super::mutating_admission_policy(&mut p);
+        assert_eq!(p, json!({"spec": {"failurePolicy": "Fail"}}));
+        let mut p = json!({"spec": {"matchConstraints": {"resourceRules": [{"resources": ["pods"]}]},
+            "mutations": [{"patchType": "JSONPatch"}]}});
+        super::mutating_admission_policy(&mut p);
+        assert_eq!(
+            p["spec"],
+            json!({"failurePolicy": "Fail", "matchConstraints": {
+                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+                "resourceRules": [{"resources": ["pods"], "scope": "*"}]},
+                "mutations": [{"patchType": "JSONPatch"}]})
+        );
+        assert!(p["spec"].get("reinvocationPolicy").is_none());
+        let mut b = json!({"spec": {"policyName": "p", "paramRef": {"name": "x"},
+            "matchResources": {"excludeResourceRules": [{}]}}});
+        super::mutating_admission_policy_binding(&mut b);
+        assert_eq!(
+            b["spec"],
+            json!({"policyName": "p", "paramRef": {"name": "x"}, "matchResources": {
+                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+                "excludeResourceRules": [{"scope": "*"}]}})
         );
     }
 }

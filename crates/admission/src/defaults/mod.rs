@@ -87,6 +87,12 @@ pub(crate) fn apply(
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
             admissionregistration::validating_admission_policy_binding(obj)
         }
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy") => {
+            admissionregistration::mutating_admission_policy(obj)
+        }
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding") => {
+            admissionregistration::mutating_admission_policy_binding(obj)
+        }
         ("flowcontrol.apiserver.k8s.io", "FlowSchema") => flowcontrol::flow_schema(obj),
         ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
             flowcontrol::priority_level_configuration(obj)

@@ -234,14 +234,17 @@ impl MutatingPolicies {
     /// to the invocations named. What was invoked, or the denial.
     pub(crate) async fn mutate(
         &self,
-        store: &Arc<dyn StoreApi>,
-        catalog: &crate::registry::CatalogSnapshot,
-        req: &AdmissionRequest,
+        w: &MutatingWrite<'_>,
         object: &mut Value,
-        display_name: &str,
-        redecode: &crate::webhook::Redecode<'_>,
         only: Option<&mutating::Reinvoke>,
     ) -> ApiResult<mutating::Reinvoke> {
+        let MutatingWrite {
+            store,
+            catalog,
+            req,
+            display_name,
+            redecode,
+        } = *w;
         let pairs = self.pairs(store).await?;
         if pairs.is_empty() {
             return Ok(mutating::Reinvoke::default());
@@ -260,6 +263,17 @@ impl MutatingPolicies {
         };
         mutating::run(cx, &pairs, object, redecode, only).await
     }
+}
+
+/// The write a MutatingAdmissionPolicy dispatch mutates.
+#[derive(Clone, Copy)]
+pub(crate) struct MutatingWrite<'a> {
+    pub(crate) store: &'a Arc<dyn StoreApi>,
+    pub(crate) catalog: &'a crate::registry::CatalogSnapshot,
+    pub(crate) req: &'a AdmissionRequest,
+    pub(crate) display_name: &'a str,
+    /// Re-decodes and defaults the object after each mutation.
+    pub(crate) redecode: &'a crate::webhook::Redecode<'a>,
 }
 
 impl<P> Drop for PolicySet<P> {

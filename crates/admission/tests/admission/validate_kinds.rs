@@ -750,6 +750,36 @@ pub(crate) fn valid_newer_kinds() -> Vec<(&'static str, &'static str, &'static s
                 "paramRef": {"selector": {"matchLabels": {"role": "limit"}}, "parameterNotFoundAction": "Allow"}}}),
         ),
         (
+            "admissionregistration.k8s.io",
+            "mutatingadmissionpolicies",
+            "",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": "sidecar.example.com"},
+            "spec": {"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+                "matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE"], "resources": ["deployments"]}],
+                    "excludeResourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["*"],
+                        "resources": ["deployments"], "resourceNames": ["system-critical"]}]},
+                "matchConditions": [{"name": "not-atomic", "expression": "!object.metadata.name.startsWith('atomic')"}],
+                "variables": [{"name": "image", "expression": "params.data.image"}],
+                "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression":
+                        "Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: 'sidecar', image: variables.image}]}}}}"}},
+                    {"patchType": "JSONPatch", "jsonPatch": {"expression":
+                        "[JSONPatch{op: 'add', path: '/metadata/annotations/' + jsonpatch.escapeKey('example.com/by'), value: request.userInfo.username}]"}}],
+                "reinvocationPolicy": "IfNeeded"}}),
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "mutatingadmissionpolicybindings",
+            "",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingAdmissionPolicyBinding",
+            "metadata": {"name": "sidecar-binding"},
+            "spec": {"policyName": "sidecar.example.com",
+                "paramRef": {"name": "sidecar", "namespace": "default", "parameterNotFoundAction": "Allow"},
+                "matchResources": {"namespaceSelector": {"matchLabels": {"environment": "test"}},
+                    "resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["*"], "resources": ["deployments"]}]}}}),
+        ),
+        (
             "certificates.k8s.io",
             "certificatesigningrequests",
             "",
@@ -967,6 +997,161 @@ async fn admission_policy_binding_mistakes() {
         vapb(json!({"policyName": "demo", "validationActions": ["Audit"], "paramRef": {}}));
     assert_eq!(
         message(create(AR, "validatingadmissionpolicybindings", "", no_ref)).await,
+        format!("{p}[spec.paramRef: Required value: one of name or selector must be specified, spec.paramRef.parameterNotFoundAction: Required value]")
+    );
+}
+
+fn map(spec: Value) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "demo"}, "spec": spec})
+}
+
+fn mapb(spec: Value) -> Value {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingAdmissionPolicyBinding",
+        "metadata": {"name": "demo-binding"}, "spec": spec})
+}
+
+/// A JSON patch that compiles.
+const PATCH: &str = r#"[JSONPatch{op: "add", path: "/metadata/labels/a", value: "b"}]"#;
+
+/// A rule for the mutating policies' tests.
+fn map_rules() -> Value {
+    json!({"resourceRules": [{"operations": ["CREATE"], "apiGroups": ["apps"],
+        "apiVersions": ["v1"], "resources": ["deployments"]}]})
+}
+
+/// kube 1.34's `validateMutatingAdmissionPolicySpec`: `failurePolicy` is
+/// defaulted (Fail), `reinvocationPolicy` is not; a mutation's `patchType`
+/// picks the member that must be set; DELETE cannot be matched.
+#[tokio::test]
+async fn mutating_admission_policy_mistakes() {
+    let p = "MutatingAdmissionPolicy.admissionregistration.k8s.io \"demo\" is invalid: ";
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicies", "", map(json!({})))).await,
+        format!("{p}[spec.matchConstraints: Required value, spec.mutations: Required value: mutations must contain at least one item, spec.reinvocationPolicy: Required value]")
+    );
+    let bad = map(json!({
+        "failurePolicy": "Sometimes",
+        "matchConstraints": {"resourceRules": [{"operations": ["DELETE", "CREATE"], "apiGroups": ["apps"],
+            "apiVersions": ["v1"], "resources": ["deployments"]}]},
+        "mutations": [{"patchType": "Strategic"}, {"patchType": "ApplyConfiguration"},
+            {"patchType": "JSONPatch", "jsonPatch": {"expression": "  "}, "applyConfiguration": {"expression": "Object{}"}},
+            {"applyConfiguration": {"expression": "Object{}"}},
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "Object{}"}, "jsonPatch": {}}],
+        "reinvocationPolicy": "Always"
+    }));
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicies", "", bad)).await,
+        format!("{p}[spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\", spec.matchConstraints.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\", spec.mutations[0].patchType: Unsupported value: \"Strategic\": supported values: \"ApplyConfiguration\", \"JSONPatch\", spec.mutations[1].applyConfiguration: Required value: must be specified when patchType is ApplyConfiguration, spec.mutations[2].jsonPatch.expression: Required value, spec.mutations[2].applyConfiguration: Invalid value: \"{{applyConfiguration}}\": must not be specified when patchType is JSONPatch, spec.mutations[3].patchType: Required value, spec.mutations[4].jsonPatch: Invalid value: \"{{jsonPatch}}\": must not be specified when patchType is ApplyConfiguration, spec.reinvocationPolicy: Unsupported value: \"Always\": supported values: \"IfNeeded\", \"Never\"]")
+    );
+    let no_rules = map(
+        json!({"matchConstraints": {}, "reinvocationPolicy": "Never",
+        "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": PATCH}}]}),
+    );
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicies", "", no_rules)).await,
+        format!("{p}spec.matchConstraints.resourceRules: Required value")
+    );
+    // The shared rules of paramKind, match conditions and variables.
+    let shared = map(
+        json!({"paramKind": {"apiVersion": "v1"}, "matchConstraints": map_rules(),
+        "matchConditions": [{"name": "c", "expression": ""}], "variables": [{"name": "in", "expression": "1"}],
+        "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": PATCH}}], "reinvocationPolicy": "IfNeeded"}),
+    );
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicies", "", shared)).await,
+        format!("{p}[spec.paramKind.kind: Required value, spec.matchConditions[0].expression: Required value, spec.variables[0].name: Invalid value: \"in\": name is not a valid CEL identifier]")
+    );
+}
+
+/// A mutation's expression is compiled (trimmed) with the patch types:
+/// an apply configuration must be an `Object`, a JSON patch a
+/// `list(JSONPatch)`; `params` only with a `paramKind`, `variables` only
+/// when the policy has some.
+#[tokio::test]
+async fn mutating_admission_policy_expressions_are_compiled() {
+    let p = "MutatingAdmissionPolicy.admissionregistration.k8s.io \"demo\" is invalid: ";
+    let bad = map(json!({
+        "matchConstraints": map_rules(),
+        "reinvocationPolicy": "Never",
+        "mutations": [
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": " object.spec "}},
+            {"patchType": "JSONPatch", "jsonPatch": {"expression": "[1]"}},
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "Object{spec: params.spec}"}},
+            {"patchType": "JSONPatch", "jsonPatch": {"expression": "[JSONPatch{op: 'add', path: variables.p}]"}},
+            {"patchType": "JSONPatch", "jsonPatch": {"expression": "[JSONPatch{op: \"add\", path: \"/x\", value: authorizer.group('').resource('x').check('get').allowed()}]"}},
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "Object{metadata: Object.metadata{labels: {'a': 'b'}}}"}}
+        ]
+    }));
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicies", "", bad)).await,
+        format!("{p}[spec.mutations[0].applyConfiguration.expression: Invalid value: \"object.spec\": must evaluate to Object but got dyn, spec.mutations[1].jsonPatch.expression: Invalid value: \"[1]\": must evaluate to list(JSONPatch) but got list(int), spec.mutations[2].applyConfiguration.expression: Invalid value: \"Object{{spec: params.spec}}\": compilation failed: ERROR: <input>:1:14: undeclared reference to 'params' (in container '')\n | Object{{spec: params.spec}}\n | .............^, spec.mutations[3].jsonPatch.expression: Invalid value: \"[JSONPatch{{op: 'add', path: variables.p}}]\": compilation failed: ERROR: <input>:1:29: undeclared reference to 'variables' (in container '')\n | [JSONPatch{{op: 'add', path: variables.p}}]\n | ............................^]")
+    );
+}
+
+/// On update, match conditions that kept their `paramKind` and
+/// expressions are not checked again (kube's
+/// `ignoreMutatingAdmissionPolicyMatchConditions`); the rest is.
+#[tokio::test]
+async fn mutating_admission_policy_update_keeps_old_match_conditions() {
+    let p = "MutatingAdmissionPolicy.admissionregistration.k8s.io \"demo\" is invalid: ";
+    let spec = |param: Value| {
+        json!({"failurePolicy": "Fail", "paramKind": param, "matchConstraints": map_rules(),
+            "matchConditions": [{"name": "c", "expression": "nope == 1"}],
+            "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": PATCH}}],
+            "reinvocationPolicy": "Never"})
+    };
+    let mut old = map(spec(json!({"apiVersion": "v1", "kind": "ConfigMap"})));
+    old["metadata"]["resourceVersion"] = json!("1");
+    let adm = admission().await;
+    let mut same = old.clone();
+    same["metadata"]["labels"] = json!({"touched": "yes"});
+    if let Err(e) = adm
+        .admit(update(
+            AR,
+            "mutatingadmissionpolicies",
+            "",
+            old.clone(),
+            same,
+        ))
+        .await
+    {
+        panic!("update: {}", e.message);
+    }
+    let mut changed = old.clone();
+    changed["spec"]["paramKind"] = json!({"apiVersion": "v1", "kind": "Secret"});
+    changed["spec"]["reinvocationPolicy"] = json!("");
+    assert_eq!(
+        message(update(AR, "mutatingadmissionpolicies", "", old, changed)).await,
+        format!("{p}[spec.matchConditions[0].expression: Invalid value: \"nope == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nope' (in container '')\n | nope == 1\n | ^, spec.reinvocationPolicy: Required value]")
+    );
+}
+
+#[tokio::test]
+async fn mutating_admission_policy_binding_mistakes() {
+    let p =
+        "MutatingAdmissionPolicyBinding.admissionregistration.k8s.io \"demo-binding\" is invalid: ";
+    assert_eq!(
+        message(create(
+            AR,
+            "mutatingadmissionpolicybindings",
+            "",
+            mapb(json!({}))
+        ))
+        .await,
+        format!("{p}spec.policyName: Required value")
+    );
+    let bad = mapb(json!({"policyName": "Demo",
+        "paramRef": {"name": "cfg", "selector": {"matchLabels": {"a": "b"}}, "parameterNotFoundAction": "Ignore"},
+        "matchResources": {"matchPolicy": "Loose", "resourceRules": [{"operations": ["DELETE"], "apiGroups": ["apps"],
+            "apiVersions": ["v1"], "resources": ["deployments"]}]}}));
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicybindings", "", bad)).await,
+        format!("{p}[spec.policyName: Invalid value: \"Demo\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.paramRef.name: Forbidden: name and selector are mutually exclusive, spec.paramRef.selector: Forbidden: name and selector are mutually exclusive, spec.paramRef.parameterNotFoundAction: Unsupported value: \"Ignore\": supported values: \"Deny\", \"Allow\", spec.matchResouces.matchPolicy: Unsupported value: \"Loose\": supported values: \"Equivalent\", \"Exact\", spec.matchResources.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\"]")
+    );
+    let no_ref = mapb(json!({"policyName": "demo", "paramRef": {}}));
+    assert_eq!(
+        message(create(AR, "mutatingadmissionpolicybindings", "", no_ref)).await,
         format!("{p}[spec.paramRef: Required value: one of name or selector must be specified, spec.paramRef.parameterNotFoundAction: Required value]")
     );
 }

@@ -296,6 +296,208 @@ async fn daemon_set_update_strategy() {
     assert_eq!(err.message, "DaemonSet.apps \"agent\" is invalid: spec.updateStrategy: Unsupported value: {\"type\":\"Sometimes\"}: supported values: \"RollingUpdate\", \"OnDelete\"");
 }
 
+const DNS_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+/// kube 1.34's `ValidateStatefulSet`: on create, the serviceName is a DNS
+/// label and each claim template's spec is a claim's spec (at
+/// `spec.volumeClaimTemplates[i].spec`), in kube's order (templates after
+/// the retention policy, serviceName before the selector).
+#[tokio::test]
+async fn stateful_set_service_name_and_claim_templates_on_create() {
+    let adm = admission().await;
+    let mut s = stateful_set();
+    s["spec"]["serviceName"] = json!("DB_svc");
+    s["spec"]["volumeClaimTemplates"][0]["spec"] = json!({"resources": {"requests": {}}});
+    s["spec"]["replicas"] = json!(-1);
+    let err = refused(&adm, create("apps", "statefulsets", "default", s)).await;
+    assert_eq!(
+        err.message,
+        format!("StatefulSet.apps \"db\" is invalid: [spec.volumeClaimTemplates[0].spec.accessModes: Required value: at least 1 access mode is required, spec.volumeClaimTemplates[0].spec.resources[storage]: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.serviceName: Invalid value: \"DB_svc\": {DNS_LABEL_MSG}]")
+    );
+    has(
+        &err,
+        "spec.volumeClaimTemplates[0].spec.accessModes",
+        "FieldValueRequired",
+        "Required value: at least 1 access mode is required",
+    );
+
+    // The second template, with a bad mode, zero storage and class; a
+    // template without a spec is the zero claim spec.
+    let mut s = stateful_set();
+    s["spec"]["volumeClaimTemplates"] = json!([
+        s["spec"]["volumeClaimTemplates"][0].clone(),
+        {"metadata": {"name": "logs"}, "spec": {"accessModes": ["ReadWriteSometimes"],
+            "resources": {"requests": {"storage": "0"}}, "storageClassName": "Fast_SSD"}},
+        {"metadata": {"name": "tmp"}}]);
+    let err = refused(&adm, create("apps", "statefulsets", "default", s)).await;
+    let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    assert_eq!(
+        err.message,
+        format!("StatefulSet.apps \"db\" is invalid: [spec.volumeClaimTemplates[1].spec.accessModes: Unsupported value: \"ReadWriteSometimes\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\", spec.volumeClaimTemplates[1].spec.resources[storage]: Invalid value: \"0\": must be greater than zero, spec.volumeClaimTemplates[1].spec.storageClassName: Invalid value: \"Fast_SSD\": {subdomain}, spec.volumeClaimTemplates[2].spec.accessModes: Required value: at least 1 access mode is required, spec.volumeClaimTemplates[2].spec.resources[storage]: Required value]")
+    );
+
+    // A headless service name that is a label, and no serviceName at all.
+    let mut s = stateful_set();
+    s["metadata"]["name"] = json!("no-service");
+    s["spec"].as_object_mut().unwrap().remove("serviceName");
+    adm.admit(create("apps", "statefulsets", "default", s))
+        .await
+        .unwrap();
+}
+
+/// `StatefulSetValidationOptions` on update: a stored invalid serviceName
+/// and invalid claim templates (both immutable) do not block other
+/// updates, so objects stored before 1.34 stay writable.
+#[tokio::test]
+async fn stateful_set_update_keeps_stored_service_name_and_claim_templates() {
+    let adm = admission().await;
+    // A stored object from before 1.34: its serviceName and claim template
+    // would not be admitted on create now.
+    let mut old = adm
+        .admit(create("apps", "statefulsets", "default", stateful_set()))
+        .await
+        .unwrap()
+        .object
+        .unwrap();
+    old["spec"]["serviceName"] = json!("DB_svc");
+    let claim = old["spec"]["volumeClaimTemplates"][0]["spec"]
+        .as_object_mut()
+        .unwrap();
+    claim.remove("accessModes");
+    claim.remove("resources");
+    let mut new = old.clone();
+    new["spec"]["replicas"] = json!(5);
+    adm.admit(update("apps", "statefulsets", "", new, old.clone()))
+        .await
+        .unwrap();
+    // Changing them is still the immutable-spec error, alone.
+    let mut new = old.clone();
+    new["spec"]["serviceName"] = json!("Other_svc");
+    let err = refused(&adm, update("apps", "statefulsets", "", new, old)).await;
+    assert_eq!(err.message, "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden");
+}
+
+/// kube's `Validate{Deployment,StatefulSet,DaemonSet}StatusUpdate`: the
+/// collision count may not go down, nor be removed (read as 0).
+#[tokio::test]
+async fn collision_count_cannot_be_decremented() {
+    let adm = admission().await;
+    let cases = [
+        ("deployments", "Deployment", deployment("web")),
+        ("statefulsets", "StatefulSet", stateful_set()),
+        ("daemonsets", "DaemonSet", daemon_set()),
+    ];
+    for (resource, kind, obj) in cases {
+        let name = obj["metadata"]["name"].as_str().unwrap().to_string();
+        let mut old = adm
+            .admit(create("apps", resource, "default", obj))
+            .await
+            .unwrap()
+            .object
+            .unwrap();
+        old["status"] = json!({"collisionCount": 2});
+        let with = |status: Value| {
+            let mut new = old.clone();
+            new["status"] = status;
+            new
+        };
+        let err = refused(
+            &adm,
+            update(
+                "apps",
+                resource,
+                "status",
+                with(json!({"collisionCount": 1})),
+                old.clone(),
+            ),
+        )
+        .await;
+        assert_eq!(
+            err.message,
+            format!("{kind}.apps \"{name}\" is invalid: status.collisionCount: Invalid value: 1: cannot be decremented")
+        );
+        let err = refused(
+            &adm,
+            update("apps", resource, "status", with(json!({})), old.clone()),
+        )
+        .await;
+        assert_eq!(
+            err.message,
+            format!("{kind}.apps \"{name}\" is invalid: status.collisionCount: Invalid value: 0: cannot be decremented")
+        );
+        // Negative and decremented: both causes, the status rule first.
+        let err = refused(
+            &adm,
+            update(
+                "apps",
+                resource,
+                "status",
+                with(json!({"collisionCount": -1})),
+                old.clone(),
+            ),
+        )
+        .await;
+        assert_eq!(
+            err.message,
+            format!("{kind}.apps \"{name}\" is invalid: [status.collisionCount: Invalid value: -1: must be greater than or equal to 0, status.collisionCount: Invalid value: -1: cannot be decremented]")
+        );
+        // Kept or raised: admitted.
+        for status in [json!({"collisionCount": 2}), json!({"collisionCount": 3})] {
+            adm.admit(update(
+                "apps",
+                resource,
+                "status",
+                with(status),
+                old.clone(),
+            ))
+            .await
+            .unwrap();
+        }
+    }
+    // A first collision count, set from none: admitted.
+    let old = adm
+        .admit(create(
+            "apps",
+            "deployments",
+            "default",
+            deployment("fresh"),
+        ))
+        .await
+        .unwrap()
+        .object
+        .unwrap();
+    let mut new = old.clone();
+    new["status"] = json!({"collisionCount": 1});
+    adm.admit(update("apps", "deployments", "status", new, old))
+        .await
+        .unwrap();
+}
+
+/// A DaemonSet's template change is admitted: `spec.templateGeneration`
+/// is an internal field (the `deprecated.daemonset.template.generation`
+/// annotation in apps/v1) that kube's update strategy sets from the stored
+/// object before validating, so its rules never fire through the API.
+#[tokio::test]
+async fn daemon_set_template_update_is_admitted() {
+    let adm = admission().await;
+    let old = adm
+        .admit(create("apps", "daemonsets", "default", daemon_set()))
+        .await
+        .unwrap()
+        .object
+        .unwrap();
+    let mut new = old.clone();
+    new["spec"]["template"]["spec"]["containers"][0]["image"] = json!("agent:2");
+    adm.admit(update("apps", "daemonsets", "", new, old.clone()))
+        .await
+        .unwrap();
+    let mut new = old.clone();
+    new["metadata"]["annotations"] = json!({"deprecated.daemonset.template.generation": "0"});
+    adm.admit(update("apps", "daemonsets", "", new, old))
+        .await
+        .unwrap();
+}
+
 fn job(name: &str) -> Value {
     json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
         "spec": {"template": {"spec": {"restartPolicy": "Never",
@@ -321,7 +523,7 @@ async fn job_rules() {
     let mut j = job("c");
     j["spec"]["backoffLimitPerIndex"] = json!(2);
     let err = refused(&adm, create("batch", "jobs", "default", j)).await;
-    assert_eq!(err.message, "Job.batch \"c\" is invalid: spec.backoffLimitPerIndex: Forbidden: requires indexed completion mode");
+    assert_eq!(err.message, "Job.batch \"c\" is invalid: spec.backoffLimitPerIndex: Invalid value: 2: requires indexed completion mode");
 
     let mut j = job("d");
     j["spec"]["podFailurePolicy"] = json!({"rules": [
@@ -370,6 +572,175 @@ async fn job_updates() {
     assert!(causes(&err)
         .iter()
         .any(|(f, _, m)| f == "spec.template" && m.ends_with(": field is immutable")));
+}
+
+fn indexed_job(name: &str, completions: i64) -> Value {
+    let mut j = job(name);
+    j["spec"]["completionMode"] = json!("Indexed");
+    j["spec"]["completions"] = json!(completions);
+    j
+}
+
+/// kube's `validateJobSpec` limits of an Indexed Job.
+#[tokio::test]
+async fn indexed_job_limits() {
+    let adm = admission().await;
+    let mut j = indexed_job("a", 5);
+    j["spec"]["backoffLimitPerIndex"] = json!(1);
+    j["spec"]["maxFailedIndexes"] = json!(6);
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"a\" is invalid: spec.maxFailedIndexes: Invalid value: 6: must be less than or equal to completions");
+
+    let mut j = indexed_job("b", 5);
+    j["spec"]["parallelism"] = json!(100_001);
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"b\" is invalid: spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when completion mode is Indexed");
+
+    // Above 100000 completions with a per-index backoff limit.
+    let mut j = indexed_job("c", 200_000);
+    j["spec"]["backoffLimitPerIndex"] = json!(1);
+    j["spec"]["parallelism"] = json!(20_000);
+    j["spec"]["maxFailedIndexes"] = json!(150_000);
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"c\" is invalid: [spec.maxFailedIndexes: Invalid value: 150000: must be less than or equal to 100000, spec.parallelism: Invalid value: 20000: must be less than or equal to 10000 when completions are above 100000 and used with backoff limit per index, spec.maxFailedIndexes: Invalid value: 150000: must be less than or equal to 10000 when completions are above 100000 and used with backoff limit per index]");
+
+    let mut j = indexed_job("d", 200_000);
+    j["spec"]["backoffLimitPerIndex"] = json!(1);
+    j["spec"]["parallelism"] = json!(10);
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"d\" is invalid: spec.maxFailedIndexes: Required value: must be specified when completions is above 100000");
+
+    // Without a per-index backoff limit the high-completion rules stay off.
+    let mut j = indexed_job("e", 200_000);
+    j["spec"]["parallelism"] = json!(20_000);
+    adm.admit(create("batch", "jobs", "default", j))
+        .await
+        .unwrap();
+    // kube's "valid parallelism and maxFailedIndexes for high completions".
+    let mut j = indexed_job("f", 100_000);
+    j["spec"]["parallelism"] = json!(100_000);
+    j["spec"]["maxFailedIndexes"] = json!(100_000);
+    j["spec"]["backoffLimitPerIndex"] = json!(1);
+    adm.admit(create("batch", "jobs", "default", j))
+        .await
+        .unwrap();
+    let mut j = indexed_job("g", 1_000_000_000);
+    j["spec"]["parallelism"] = json!(10_000);
+    j["spec"]["maxFailedIndexes"] = json!(10_000);
+    j["spec"]["backoffLimitPerIndex"] = json!(1);
+    adm.admit(create("batch", "jobs", "default", j))
+        .await
+        .unwrap();
+
+    // The per-index fields need Indexed mode (an unset mode is NonIndexed).
+    let mut j = job("h");
+    j["spec"]["backoffLimitPerIndex"] = json!(1);
+    j["spec"]["maxFailedIndexes"] = json!(1);
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"h\" is invalid: [spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode, spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode]");
+    let mut j = job("i");
+    j["spec"]["completionMode"] = json!("NonIndexed");
+    j["spec"]["maxFailedIndexes"] = json!(1);
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"i\" is invalid: [spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified, spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode]");
+}
+
+/// kube's `validateJobSpec`: managedBy, successPolicy and
+/// podReplacementPolicy.
+#[tokio::test]
+async fn job_managed_by_success_and_replacement_policies() {
+    let adm = admission().await;
+    let mut j = job("a");
+    j["spec"]["managedBy"] = json!("invalid custom controller name");
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"a\" is invalid: spec.managedBy: Invalid value: \"invalid custom controller name\": must be a domain-prefixed path (such as \"acme.io/foo\")");
+
+    let mut j = job("b");
+    j["spec"]["managedBy"] = json!(format!("example.com/{}", "x".repeat(60)));
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(
+        err.message,
+        "Job.batch \"b\" is invalid: spec.managedBy: Too long: may not be more than 63 bytes"
+    );
+
+    let mut j = job("c");
+    j["spec"]["managedBy"] = json!("Example.com/a b");
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    has(
+        &err,
+        "spec.managedBy",
+        "FieldValueInvalid",
+        "Invalid value: \"a b\": Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')",
+    );
+    assert!(causes(&err).iter().any(|(f, _, m)| f == "spec.managedBy"
+        && m.starts_with("Invalid value: \"Example.com\": a lowercase RFC 1123 subdomain")));
+
+    // A success policy needs Indexed mode.
+    let mut j = job("d");
+    j["spec"]["successPolicy"] = json!({"rules": [{"succeededCount": 1}]});
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    let c = causes(&err);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(
+        (c[0].0.as_str(), c[0].1.as_str()),
+        ("spec.successPolicy", "FieldValueInvalid")
+    );
+    assert!(
+        c[0].2.ends_with(": requires indexed completion mode"),
+        "{c:#?}"
+    );
+
+    let mut j = indexed_job("e", 5);
+    j["spec"]["successPolicy"] = json!({"rules": [
+        {"succeededIndexes": "0,2-1"},
+        {"succeededCount": 6},
+        {},
+        {"succeededIndexes": "0-1", "succeededCount": 3},
+        {"succeededIndexes": "1,7"},
+        {"succeededIndexes": "x-3"},
+        {"succeededIndexes": "1-2-3"}]});
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"e\" is invalid: [spec.successPolicy.rules[0].succeededIndexes: Invalid value: \"0,2-1\": error parsing succeededIndexes: non-increasing order, previous: 2, current: 1, spec.successPolicy.rules[1].succeededCount: Invalid value: 6: must be less than or equal to 5 (the number of specified completions), spec.successPolicy.rules[2]: Required value: at least one of succeededCount or succeededIndexes must be specified, spec.successPolicy.rules[3].succeededCount: Invalid value: 3: must be less than or equal to 2 (the number of indexes in the specified succeededIndexes field), spec.successPolicy.rules[4].succeededIndexes: Invalid value: \"1,7\": error parsing succeededIndexes: too large index: \"7\", spec.successPolicy.rules[5].succeededIndexes: Invalid value: \"x-3\": error parsing succeededIndexes: cannot convert string to integer for index: \"x\", spec.successPolicy.rules[6].succeededIndexes: Invalid value: \"1-2-3\": error parsing succeededIndexes: the fragment \"1-2-3\" violates the requirement that an index interval can have at most two parts separated by '-']");
+
+    let mut j = indexed_job("f", 5);
+    j["spec"]["successPolicy"] = json!({"rules": []});
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"f\" is invalid: spec.successPolicy.rules: Required value: at least one rules must be specified when the successPolicy is specified");
+
+    let mut j = indexed_job("g", 10);
+    j["spec"]["successPolicy"] = json!({"rules": [
+        {"succeededIndexes": "0,2,4", "succeededCount": 1}, {"succeededIndexes": "1,3,5-9"}]});
+    adm.admit(create("batch", "jobs", "default", j))
+        .await
+        .unwrap();
+
+    // podReplacementPolicy: only Failed with a pod failure policy.
+    let mut j = job("h");
+    j["spec"]["podReplacementPolicy"] = json!("TerminatingOrFailed");
+    j["spec"]["podFailurePolicy"] = json!({"rules": [
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]});
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"h\" is invalid: spec.podReplacementPolicy: Unsupported value: \"TerminatingOrFailed\": supported values: \"Failed\"");
+    let mut j = job("i");
+    j["spec"]["podReplacementPolicy"] = json!("Sometimes");
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"i\" is invalid: spec.podReplacementPolicy: Unsupported value: \"Sometimes\": supported values: \"Failed\", \"TerminatingOrFailed\"");
+    let mut j = job("j");
+    j["spec"]["podReplacementPolicy"] = json!("Failed");
+    j["spec"]["managedBy"] = json!("example.com/foo");
+    adm.admit(create("batch", "jobs", "default", j))
+        .await
+        .unwrap();
+
+    // At most 20 onPodConditions patterns per rule.
+    let mut j = job("k");
+    let patterns: Vec<Value> = (0..21)
+        .map(|i| json!({"type": format!("Cond{i}"), "status": "True"}))
+        .collect();
+    j["spec"]["podFailurePolicy"] =
+        json!({"rules": [{"action": "Ignore", "onPodConditions": patterns}]});
+    let err = refused(&adm, create("batch", "jobs", "default", j)).await;
+    assert_eq!(err.message, "Job.batch \"k\" is invalid: spec.podFailurePolicy.rules[0].onPodConditions: Too many: 21: must have at most 20 items");
 }
 
 fn cron_job(schedule: &str) -> Value {

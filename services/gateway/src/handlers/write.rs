@@ -94,7 +94,11 @@ pub(crate) async fn admit(
                 options: Some(operation_options(cx, operation, opts.dry)),
             })
             .await
-            .inspect_err(|e| crate::filters::add_audit_annotations(&e.audit_annotations))?;
+            .inspect_err(|e| {
+                if let Some(a) = &e.audit_annotations {
+                    crate::filters::add_audit_annotations(a);
+                }
+            })?;
     crate::filters::add_audit_annotations(&resp.audit_annotations);
     super::review::check_escalation(cx, resp.object.as_ref(), old_for_checks.as_ref())?;
     Ok((resp.object, resp.warnings))

@@ -1,7 +1,9 @@
-//! ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding
+//! ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their bindings
 //! (`pkg/apis/admissionregistration/validation`:
 //! `validateValidatingAdmissionPolicySpec`,
-//! `validateValidatingAdmissionPolicyBindingSpec`, the status update).
+//! `validateValidatingAdmissionPolicyBindingSpec`, the status update,
+//! `validateMutatingAdmissionPolicySpec`, `validateMutation`,
+//! `validateMutatingAdmissionPolicyBindingSpec`).
 //!
 //! CEL expressions are compiled as kube's validation compiles them (the
 //! policy's declared variables; compile and result-type errors), without
@@ -23,6 +25,10 @@ const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
 const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
 const MAX_MATCH_CONDITIONS: usize = 64;
 const MAX_VALUE_EXPRESSION: usize = 5 * 1024;
+const REINVOCATION_POLICIES: &[&str] = &["IfNeeded", "Never"];
+const PATCH_TYPES: &[&str] = &["ApplyConfiguration", "JSONPatch"];
+/// What a mutating policy or binding may match: DELETE cannot be mutated.
+const MUTATING_OPERATIONS: &[&str] = &["*", "CONNECT", "CREATE", "UPDATE"];
 
 /// `ValidateValidatingAdmissionPolicy` / `...Update` / `...StatusUpdate`
 /// (after metadata).
@@ -55,6 +61,171 @@ pub(crate) fn validate_binding(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     validate_binding_spec(spec, &Path::new("spec"))
 }
 
+/// `ValidateMutatingAdmissionPolicy` / `...Update` (after metadata; the
+/// v1beta1 policy has no status).
+pub(crate) fn validate_mutating_policy(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    if w.is_status() {
+        return Vec::new();
+    }
+    let empty = Value::Null;
+    let spec = obj.get("spec").unwrap_or(&empty);
+    // An update that keeps `paramKind` and the match conditions as they
+    // were does not check the conditions again
+    // (`ignoreMutatingAdmissionPolicyMatchConditions`).
+    let same_conditions = w.old().is_some_and(|old| {
+        let key = |o: &Value| {
+            o.get("spec").map(|s| {
+                (
+                    s.get("paramKind").filter(|v| !v.is_null()).cloned(),
+                    list_of(s, "matchConditions").to_vec(),
+                )
+            })
+        };
+        key(old) == key(obj)
+    });
+    validate_mutating_policy_spec(spec, !same_conditions, &Path::new("spec"))
+}
+
+/// `ValidateMutatingAdmissionPolicyBinding` (create and update alike).
+pub(crate) fn validate_mutating_binding(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
+    if w.is_status() {
+        return Vec::new();
+    }
+    let empty = Value::Null;
+    let spec = obj.get("spec").unwrap_or(&empty);
+    let path = Path::new("spec");
+    let mut errs = validate_binding_head(spec, &path);
+    if let Some(mr) = spec.get("matchResources").filter(|v| v.is_object()) {
+        errs.extend(validate_mutable_operations(
+            mr,
+            &path
+                .child("matchResources")
+                .child("resourceRules")
+                .child("operations"),
+        ));
+    }
+    errs
+}
+
+/// `validateMutatingAdmissionPolicySpec`.
+fn validate_mutating_policy_spec(
+    spec: &Value,
+    check_conditions: bool,
+    path: &Path,
+) -> Vec<FieldError> {
+    let mut errs = validate_policy_head(spec, true, path);
+    let has_params = spec.get("paramKind").is_some_and(Value::is_object);
+    let decls = Decls::untyped(has_params);
+    if check_conditions {
+        errs.extend(validate_match_conditions(
+            list_of(spec, "matchConditions"),
+            &PolicyCompiler::new(&decls, false),
+            &path.child("matchConditions"),
+        ));
+    }
+    // As for a validating policy, `variables` is declared only for a
+    // policy that has some.
+    let variables = list_of(spec, "variables");
+    let mut compiler = PolicyCompiler::new(&decls, !variables.is_empty());
+    for (i, v) in variables.iter().enumerate() {
+        errs.extend(validate_variable(
+            v,
+            &mut compiler,
+            &path.child("variables").index(i),
+        ));
+    }
+    let mutations = list_of(spec, "mutations");
+    if mutations.is_empty() {
+        errs.push(FieldError::required(
+            path.child("mutations").as_str(),
+            "mutations must contain at least one item",
+        ));
+    }
+    for (i, m) in mutations.iter().enumerate() {
+        errs.extend(validate_mutation(
+            m,
+            &compiler,
+            &path.child("mutations").index(i),
+        ));
+    }
+    let rp = path.child("reinvocationPolicy");
+    match str_of(spec, "reinvocationPolicy") {
+        "" => errs.push(FieldError::required(rp.as_str(), "")),
+        p if !REINVOCATION_POLICIES.contains(&p) => errs.push(FieldError::not_supported(
+            rp.as_str(),
+            p,
+            REINVOCATION_POLICIES,
+        )),
+        _ => {}
+    }
+    errs
+}
+
+/// Each operation of each of `mr`'s resource rules that a mutation cannot
+/// apply to, reported (as kube does) at `path`, without an index.
+fn validate_mutable_operations(mr: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for rule in list_of(mr, "resourceRules") {
+        for op in list_of(rule, "operations") {
+            let op = op.as_str().unwrap_or("");
+            if !MUTATING_OPERATIONS.contains(&op) {
+                errs.push(FieldError::not_supported(
+                    path.as_str(),
+                    op,
+                    MUTATING_OPERATIONS,
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `validateMutation`: the member `patchType` names must be set (and its
+/// expression compile), the other must not.
+fn validate_mutation(m: &Value, compiler: &PolicyCompiler, path: &Path) -> Vec<FieldError> {
+    let member = |key: &str| m.get(key).filter(|v| v.is_object());
+    let pt = str_of(m, "patchType");
+    let (own, returns, other) = match pt {
+        "" => return vec![FieldError::required(path.child("patchType").as_str(), "")],
+        "JSONPatch" => ("jsonPatch", Returns::JsonPatches, "applyConfiguration"),
+        "ApplyConfiguration" => ("applyConfiguration", Returns::Object, "jsonPatch"),
+        _ => {
+            return vec![FieldError::not_supported(
+                path.child("patchType").as_str(),
+                pt,
+                PATCH_TYPES,
+            )]
+        }
+    };
+    let mut errs = Vec::new();
+    match member(own) {
+        None => errs.push(FieldError::required(
+            path.child(own).as_str(),
+            &format!("must be specified when patchType is {pt}"),
+        )),
+        // `validateApplyConfiguration` / `validateJSONPatch`: the trimmed
+        // expression, compiled with the patch types.
+        Some(p) => {
+            let ep = path.child(own).child("expression");
+            let expr = str_of(p, "expression").trim();
+            if expr.is_empty() {
+                errs.push(FieldError::required(ep.as_str(), ""));
+            } else {
+                let r = compiler.compile_mutation(expr, returns);
+                errs.extend(compile_error(&ep, expr, r));
+            }
+        }
+    }
+    if member(other).is_some() {
+        errs.push(FieldError::invalid(
+            path.child(other).as_str(),
+            format!("{{{other}}}"),
+            &format!("must not be specified when patchType is {pt}"),
+        ));
+    }
+    errs
+}
+
 /// `validateValidatingAdmissionPolicySpec`.
 fn validate_policy_spec(
     name: &str,
@@ -62,35 +233,7 @@ fn validate_policy_spec(
     check_conditions: bool,
     path: &Path,
 ) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    match spec.get("failurePolicy").and_then(Value::as_str) {
-        None => errs.push(FieldError::required(
-            path.child("failurePolicy").as_str(),
-            "",
-        )),
-        Some(fp) if !FAILURE_POLICIES.contains(&fp) => errs.push(FieldError::not_supported(
-            path.child("failurePolicy").as_str(),
-            fp,
-            FAILURE_POLICIES,
-        )),
-        Some(_) => {}
-    }
-    if let Some(pk) = spec.get("paramKind").filter(|v| v.is_object()) {
-        errs.extend(validate_param_kind(pk, &path.child("paramKind")));
-    }
-    match spec.get("matchConstraints").filter(|v| v.is_object()) {
-        None => errs.push(FieldError::required(
-            path.child("matchConstraints").as_str(),
-            "",
-        )),
-        Some(mc) => {
-            let mp = path.child("matchConstraints");
-            errs.extend(validate_match_resources(mc, &mp));
-            if list_of(mc, "resourceRules").is_empty() {
-                errs.push(FieldError::required(mp.child("resourceRules").as_str(), ""));
-            }
-        }
-    }
+    let mut errs = validate_policy_head(spec, false, path);
     let has_params = spec.get("paramKind").is_some_and(Value::is_object);
     let decls = Decls::untyped(has_params);
     if check_conditions {
@@ -140,6 +283,50 @@ fn validate_policy_spec(
             errs.push(duplicate(&ap.child("key"), key));
         }
         keys.push(key);
+    }
+    errs
+}
+
+/// The opening of both policy specs (`validateValidatingAdmissionPolicySpec`,
+/// `validateMutatingAdmissionPolicySpec`): `failurePolicy`, `paramKind` and
+/// `matchConstraints`, which needs a resource rule to give the expressions
+/// their types; a mutating policy's rules may not name an operation it
+/// cannot mutate (`supportedMutatingOperations`).
+fn validate_policy_head(spec: &Value, mutating: bool, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match spec.get("failurePolicy").and_then(Value::as_str) {
+        None => errs.push(FieldError::required(
+            path.child("failurePolicy").as_str(),
+            "",
+        )),
+        Some(fp) if !FAILURE_POLICIES.contains(&fp) => errs.push(FieldError::not_supported(
+            path.child("failurePolicy").as_str(),
+            fp,
+            FAILURE_POLICIES,
+        )),
+        Some(_) => {}
+    }
+    if let Some(pk) = spec.get("paramKind").filter(|v| v.is_object()) {
+        errs.extend(validate_param_kind(pk, &path.child("paramKind")));
+    }
+    match spec.get("matchConstraints").filter(|v| v.is_object()) {
+        None => errs.push(FieldError::required(
+            path.child("matchConstraints").as_str(),
+            "",
+        )),
+        Some(mc) => {
+            let mp = path.child("matchConstraints");
+            errs.extend(validate_match_resources(mc, &mp));
+            if list_of(mc, "resourceRules").is_empty() {
+                errs.push(FieldError::required(mp.child("resourceRules").as_str(), ""));
+            }
+            if mutating {
+                errs.extend(validate_mutable_operations(
+                    mc,
+                    &mp.child("resourceRules").child("operations"),
+                ));
+            }
+        }
     }
     errs
 }
@@ -456,6 +643,17 @@ fn validate_policy_status(status: &Value) -> Vec<FieldError> {
 
 /// `validateValidatingAdmissionPolicyBindingSpec`.
 fn validate_binding_spec(spec: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = validate_binding_head(spec, path);
+    errs.extend(validate_validation_actions(
+        list_of(spec, "validationActions"),
+        &path.child("validationActions"),
+    ));
+    errs
+}
+
+/// What both binding specs check first: `policyName`, `paramRef` and the
+/// `matchResources` (kube's path for it is spelled `matchResouces`).
+fn validate_binding_head(spec: &Value, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = str_of(spec, "policyName");
     if name.is_empty() {
@@ -473,13 +671,8 @@ fn validate_binding_spec(spec: &Value, path: &Path) -> Vec<FieldError> {
         errs.extend(validate_param_ref(pr, &path.child("paramRef")));
     }
     if let Some(mr) = spec.get("matchResources").filter(|v| v.is_object()) {
-        // kube's path is spelled `matchResouces`.
         errs.extend(validate_match_resources(mr, &path.child("matchResouces")));
     }
-    errs.extend(validate_validation_actions(
-        list_of(spec, "validationActions"),
-        &path.child("validationActions"),
-    ));
     errs
 }
 

@@ -3,7 +3,8 @@
 //! `ValidateMutatingWebhookConfiguration*`).
 //!
 //! Match conditions are not compiled here (docs/compatibility.md); admission
-//! policies and their bindings are in `admission_policy.rs`.
+//! policies (validating and mutating) and their bindings are in
+//! `admission_policy.rs`.
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
 use serde_json::Value;
@@ -20,6 +21,12 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         "ValidatingAdmissionPolicy" => return super::admission_policy::validate_policy(w, obj),
         "ValidatingAdmissionPolicyBinding" => {
             return super::admission_policy::validate_binding(w, obj)
+        }
+        "MutatingAdmissionPolicy" => {
+            return super::admission_policy::validate_mutating_policy(w, obj)
+        }
+        "MutatingAdmissionPolicyBinding" => {
+            return super::admission_policy::validate_mutating_binding(w, obj)
         }
         _ => return Vec::new(),
     };

@@ -1,12 +1,13 @@
 //! apps: Deployment, ReplicaSet, StatefulSet, DaemonSet, ControllerRevision (`pkg/apis/apps/validation`).
 
+use keelson_api::Operation;
 use keelson_apimachinery::FieldError;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::util::{
-    go_map, go_selector, go_struct, immutable, int_of, int_or_percent_value, nonnegative,
-    not_more_than_100_percent, obj_of, positive_int_or_percent, semantic, str_of,
-    validate_label_selector, Selector,
+    dns1123_label, go_map, go_selector, go_struct, immutable, int_of, int_or_percent_value,
+    list_of, nonnegative, not_more_than_100_percent, obj_of, positive_int_or_percent, semantic,
+    str_of, validate_label_selector, Selector,
 };
 use super::{Path, Write};
 
@@ -18,13 +19,20 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     let old_spec = w.old().map(|o| o.get("spec").unwrap_or(&Value::Null));
     if w.is_status() {
         let status = obj.get("status").unwrap_or(&null);
-        return match kind {
-            "Deployment" => validate_deployment_status(status, &Path::new("status")),
-            "ReplicaSet" => validate_replica_set_status(status, &Path::new("status")),
-            "StatefulSet" => validate_stateful_set_status(status, &Path::new("status")),
-            "DaemonSet" => validate_daemon_set_status(status, &Path::new("status")),
+        let sp = Path::new("status");
+        let mut errs = match kind {
+            "Deployment" => validate_deployment_status(status, &sp),
+            "ReplicaSet" => validate_replica_set_status(status, &sp),
+            "StatefulSet" => validate_stateful_set_status(status, &sp),
+            "DaemonSet" => validate_daemon_set_status(status, &sp),
             _ => Vec::new(),
         };
+        // `Validate{Deployment,StatefulSet,DaemonSet}StatusUpdate`.
+        if let (Some(old), "Deployment" | "StatefulSet" | "DaemonSet") = (w.old(), kind) {
+            let old_status = old.get("status").unwrap_or(&null);
+            errs.extend(collision_count_decremented(status, old_status, &sp));
+        }
+        return errs;
     }
     if !w.subresource.is_empty() {
         return Vec::new();
@@ -34,11 +42,10 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         "Deployment" => validate_deployment_spec(spec, &p, w),
         "ReplicaSet" => validate_replica_set_spec(spec, &p, w),
         "StatefulSet" => {
-            let mut e = Vec::new();
+            let mut e = validate_stateful_set_spec(spec, &p, w);
             if let Some(old) = old_spec {
                 e.extend(validate_stateful_set_update(spec, old));
             }
-            e.extend(validate_stateful_set_spec(spec, &p, w));
             e
         }
         "DaemonSet" => validate_daemon_set_spec(spec, &p, w),
@@ -342,9 +349,24 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
             }
         }
     }
+    // Create only (kube's `StatefulSetValidationOptions`): an update allows
+    // a stored invalid serviceName and does not revalidate the claim
+    // templates; both are immutable.
+    let create = w.old().is_none();
+    if create {
+        errs.extend(validate_volume_claim_templates(
+            spec,
+            &p.child("volumeClaimTemplates"),
+            w,
+        ));
+    }
     errs.extend(nonnegative(
         int_of(spec, "replicas").unwrap_or(0),
         &p.child("replicas"),
+    ));
+    errs.extend(nonnegative(
+        int_of(spec, "minReadySeconds").unwrap_or(0),
+        &p.child("minReadySeconds"),
     ));
     if let Some(ord) = spec.get("ordinals").filter(|v| v.is_object()) {
         errs.extend(nonnegative(
@@ -352,10 +374,10 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
             &p.child("ordinals.start"),
         ));
     }
-    errs.extend(nonnegative(
-        int_of(spec, "minReadySeconds").unwrap_or(0),
-        &p.child("minReadySeconds"),
-    ));
+    let service_name = str_of(spec, "serviceName");
+    if create && !service_name.is_empty() {
+        errs.extend(dns1123_label(service_name, &p.child("serviceName")));
+    }
     errs.extend(selector_errors(spec, p, "statefulset"));
     let template = spec.get("template").unwrap_or(&Value::Null);
     let tp = p.child("template");
@@ -391,6 +413,54 @@ fn validate_stateful_set_spec(spec: &Value, p: &Path, w: Write<'_>) -> Vec<Field
         ));
     }
     errs
+}
+
+/// kube's `ValidateVolumeClaimTemplates`: each claim template's spec as a
+/// PersistentVolumeClaim's (`ValidatePersistentVolumeClaimSpec`), at
+/// `spec.volumeClaimTemplates[i].spec`.
+fn validate_volume_claim_templates(spec: &Value, p: &Path, w: Write<'_>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let claim_write = Write {
+        op: Operation::Create,
+        subresource: "",
+        old: None,
+        allow_privileged: w.allow_privileged,
+    };
+    for (i, tpl) in list_of(spec, "volumeClaimTemplates").iter().enumerate() {
+        // A missing spec is Go's zero PersistentVolumeClaimSpec.
+        let claim_spec = tpl
+            .get("spec")
+            .filter(|s| s.is_object())
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        let claim = json!({"spec": claim_spec});
+        let at = p.index(i).child("spec");
+        for mut e in super::core_other::validate("PersistentVolumeClaim", claim_write, &claim) {
+            // The claim's errors are rooted at its `spec`.
+            if let Some(rest) = e.field.strip_prefix("spec") {
+                e.field = format!("{}{rest}", at.as_str());
+                errs.push(e);
+            }
+        }
+    }
+    errs
+}
+
+/// kube's `IsDecremented` check of `status.collisionCount` in the
+/// Deployment, StatefulSet and DaemonSet status updates: a removed count
+/// reads as 0.
+fn collision_count_decremented(status: &Value, old: &Value, p: &Path) -> Option<FieldError> {
+    let count = |s: &Value| s.get("collisionCount").and_then(Value::as_i64);
+    let old_count = count(old)?;
+    let new_count = count(status);
+    if new_count.is_some_and(|n| n >= old_count) {
+        return None;
+    }
+    Some(FieldError::invalid(
+        p.child("collisionCount").as_str(),
+        new_count.unwrap_or(0),
+        "cannot be decremented",
+    ))
 }
 
 /// kube's `ValidateStatefulSetUpdate`: only some spec fields may change.

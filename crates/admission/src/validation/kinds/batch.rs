@@ -84,21 +84,30 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>, job: bool) -> Vec<Fie
     }
     let mode = spec.get("completionMode").and_then(Value::as_str);
     let indexed = mode == Some("Indexed");
-    if let Some(n) = int_of(spec, "backoffLimitPerIndex") {
+    let completions = int_of(spec, "completions");
+    let parallelism = int_of(spec, "parallelism");
+    let per_index = int_of(spec, "backoffLimitPerIndex");
+    let max_failed = int_of(spec, "maxFailedIndexes");
+    let mfp = p.child("maxFailedIndexes");
+    if let Some(n) = per_index {
         errs.extend(nonnegative(n, &p.child("backoffLimitPerIndex")));
-        if !indexed {
-            errs.push(FieldError::forbidden(
-                p.child("backoffLimitPerIndex").as_str(),
-                "requires indexed completion mode",
-            ));
-        }
     }
-    if let Some(n) = int_of(spec, "maxFailedIndexes") {
-        errs.extend(nonnegative(n, &p.child("maxFailedIndexes")));
-        if int_of(spec, "backoffLimitPerIndex").is_none() {
+    if let Some(n) = max_failed {
+        errs.extend(nonnegative(n, &mfp));
+        if per_index.is_none() {
             errs.push(FieldError::required(
                 p.child("backoffLimitPerIndex").as_str(),
                 "when maxFailedIndexes is specified",
+            ));
+        }
+    }
+    if let Some(m) = spec.get("managedBy").and_then(Value::as_str) {
+        let mp = p.child("managedBy");
+        errs.extend(domain_prefixed_path(m, &mp));
+        if m.len() > MAX_MANAGED_BY_LENGTH {
+            errs.push(FieldError::too_long(
+                mp.as_str(),
+                &format!("may not be more than {MAX_MANAGED_BY_LENGTH} bytes"),
             ));
         }
     }
@@ -111,19 +120,29 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>, job: bool) -> Vec<Fie
             ));
         }
         if indexed {
-            if int_of(spec, "completions").is_none() {
-                errs.push(FieldError::required(
-                    p.child("completions").as_str(),
-                    "when completion mode is Indexed",
-                ));
-            }
-            if let Some(par) = int_of(spec, "parallelism").filter(|&n| n > 100_000) {
-                errs.push(FieldError::invalid(
-                    p.child("parallelism").as_str(),
-                    par,
-                    "must be less than or equal to 100000 when completion mode is Indexed",
-                ));
-            }
+            errs.extend(indexed_job_limits(
+                p,
+                completions,
+                parallelism,
+                per_index,
+                max_failed,
+            ));
+        }
+    }
+    if matches!(mode, None | Some("NonIndexed")) {
+        if let Some(n) = per_index {
+            errs.push(FieldError::invalid(
+                p.child("backoffLimitPerIndex").as_str(),
+                n,
+                "requires indexed completion mode",
+            ));
+        }
+        if let Some(n) = max_failed {
+            errs.push(FieldError::invalid(
+                mfp.as_str(),
+                n,
+                "requires indexed completion mode",
+            ));
         }
     }
     let template = spec.get("template").unwrap_or(&Value::Null);
@@ -136,6 +155,23 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>, job: bool) -> Vec<Fie
             &p.child("podFailurePolicy"),
         ));
     }
+    if let Some(sp) = spec.get("successPolicy").filter(|v| v.is_object()) {
+        let spp = p.child("successPolicy");
+        if indexed {
+            errs.extend(validate_success_policy(sp, completions, &spp));
+        } else {
+            errs.push(FieldError::invalid(
+                spp.as_str(),
+                success_policy_value(sp),
+                "requires indexed completion mode",
+            ));
+        }
+    }
+    errs.extend(validate_pod_replacement_policy(
+        spec,
+        pfp.is_some(),
+        &p.child("podReplacementPolicy"),
+    ));
     let tp = p.child("template");
     errs.extend(super::core_pod::validate_pod_template_spec(
         template, &tp, w,
@@ -194,6 +230,295 @@ fn validate_job_spec(spec: &Value, p: &Path, w: Write<'_>, job: bool) -> Vec<Fie
     errs
 }
 
+/// The largest `parallelism` of an Indexed Job.
+const MAX_PARALLELISM_FOR_INDEXED_JOB: i64 = 100_000;
+/// The largest `maxFailedIndexes` of an Indexed Job.
+const MAX_FAILED_INDEXES_FOR_INDEXED_JOB: i64 = 100_000;
+/// Above this many completions, a Job with a per-index backoff limit has
+/// the tighter limits below.
+const COMPLETIONS_SOFT_LIMIT: i64 = 100_000;
+const PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS: i64 = 10_000;
+const MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS: i64 = 10_000;
+/// The longest `spec.managedBy`.
+const MAX_MANAGED_BY_LENGTH: usize = 63;
+/// The most `successPolicy.rules`.
+const MAX_SUCCESS_POLICY_RULES: usize = 20;
+/// The longest `succeededIndexes` of a success policy rule.
+const MAX_SUCCEEDED_INDEXES_LENGTH: usize = 64 * 1024;
+/// The most `onPodConditions` patterns of a pod failure policy rule.
+const MAX_ON_POD_CONDITIONS_PATTERNS: usize = 20;
+
+/// kube's `validateJobSpec` checks of an Indexed Job's sizes.
+fn indexed_job_limits(
+    p: &Path,
+    completions: Option<i64>,
+    parallelism: Option<i64>,
+    per_index: Option<i64>,
+    max_failed: Option<i64>,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let (pp, mfp) = (p.child("parallelism"), p.child("maxFailedIndexes"));
+    if completions.is_none() {
+        errs.push(FieldError::required(
+            p.child("completions").as_str(),
+            "when completion mode is Indexed",
+        ));
+    }
+    if let Some(n) = parallelism.filter(|&n| n > MAX_PARALLELISM_FOR_INDEXED_JOB) {
+        errs.push(FieldError::invalid(
+            pp.as_str(),
+            n,
+            &format!(
+                "must be less than or equal to {MAX_PARALLELISM_FOR_INDEXED_JOB} when completion mode is Indexed"
+            ),
+        ));
+    }
+    if let (Some(c), Some(m)) = (completions, max_failed) {
+        if m > c {
+            errs.push(FieldError::invalid(
+                mfp.as_str(),
+                m,
+                "must be less than or equal to completions",
+            ));
+        }
+    }
+    if let Some(m) = max_failed.filter(|&m| m > MAX_FAILED_INDEXES_FOR_INDEXED_JOB) {
+        errs.push(FieldError::invalid(
+            mfp.as_str(),
+            m,
+            &format!("must be less than or equal to {MAX_FAILED_INDEXES_FOR_INDEXED_JOB}"),
+        ));
+    }
+    if completions.is_some_and(|c| c > COMPLETIONS_SOFT_LIMIT) && per_index.is_some() {
+        let high = format!(
+            "when completions are above {COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index"
+        );
+        if max_failed.is_none() {
+            errs.push(FieldError::required(
+                mfp.as_str(),
+                &format!("must be specified when completions is above {COMPLETIONS_SOFT_LIMIT}"),
+            ));
+        }
+        if let Some(n) = parallelism.filter(|&n| n > PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS) {
+            errs.push(FieldError::invalid(
+                pp.as_str(),
+                n,
+                &format!(
+                    "must be less than or equal to {PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS} {high}"
+                ),
+            ));
+        }
+        if let Some(m) = max_failed.filter(|&m| m > MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS) {
+            errs.push(FieldError::invalid(
+                mfp.as_str(),
+                m,
+                &format!(
+                    "must be less than or equal to {MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS} {high}"
+                ),
+            ));
+        }
+    }
+    errs
+}
+
+/// apimachinery's `IsDomainPrefixedPath`: `host/path`, the host a DNS
+/// subdomain, the path HTTP path characters.
+fn domain_prefixed_path(v: &str, p: &Path) -> Vec<FieldError> {
+    if v.is_empty() {
+        return vec![FieldError::required(p.as_str(), "")];
+    }
+    let Some((host, rest)) = v
+        .split_once('/')
+        .filter(|(h, r)| !h.is_empty() && !r.is_empty())
+    else {
+        return vec![FieldError::invalid(
+            p.as_str(),
+            v,
+            "must be a domain-prefixed path (such as \"acme.io/foo\")",
+        )];
+    };
+    let mut errs = super::util::dns1123_subdomain(host, p);
+    const HTTP_PATH_FMT: &str = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+";
+    let path_ok = rest
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/-._~%!$&'()*+,;=:".contains(c));
+    if !path_ok {
+        errs.push(FieldError::invalid(
+            p.as_str(),
+            rest,
+            &format!("Invalid path (regex used for validation is '{HTTP_PATH_FMT}')"),
+        ));
+    }
+    errs
+}
+
+/// A `successPolicy` as kube prints it: rules with `succeededIndexes`,
+/// then `succeededCount`.
+fn success_policy_value(sp: &Value) -> Value {
+    let mut v = super::util::go_struct(sp, &["rules"]);
+    if let Some(Value::Array(rules)) = v.get_mut("rules") {
+        for r in rules.iter_mut() {
+            *r = super::util::go_struct(r, &["succeededIndexes", "succeededCount"]);
+        }
+    }
+    v
+}
+
+/// kube's `validateSuccessPolicy` (with `validateSuccessPolicyRule`). The
+/// index checks need `completions` (required for an Indexed Job, reported
+/// there); without it they are skipped.
+fn validate_success_policy(sp: &Value, completions: Option<i64>, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let rules_path = p.child("rules");
+    let rules = list_of(sp, "rules");
+    if rules.is_empty() {
+        errs.push(FieldError::required(
+            rules_path.as_str(),
+            "at least one rules must be specified when the successPolicy is specified",
+        ));
+    }
+    if rules.len() > MAX_SUCCESS_POLICY_RULES {
+        errs.push(too_many(&rules_path, rules.len(), MAX_SUCCESS_POLICY_RULES));
+    }
+    for (i, rule) in rules.iter().enumerate() {
+        let rp = rules_path.index(i);
+        let indexes = rule.get("succeededIndexes").and_then(Value::as_str);
+        let count = int_of(rule, "succeededCount");
+        if indexes.is_none() && count.is_none() {
+            errs.push(FieldError::required(
+                rp.as_str(),
+                "at least one of succeededCount or succeededIndexes must be specified",
+            ));
+        }
+        let mut total = 0;
+        if let Some(ix) = indexes {
+            let ip = rp.child("succeededIndexes");
+            if ix.len() > MAX_SUCCEEDED_INDEXES_LENGTH {
+                errs.push(FieldError::too_long(
+                    ip.as_str(),
+                    &format!("may not be more than {MAX_SUCCEEDED_INDEXES_LENGTH} bytes"),
+                ));
+            }
+            if let Some(c) = completions {
+                match indexes_total(ix, c) {
+                    Ok(n) => total = n,
+                    Err(e) => errs.push(FieldError::invalid(
+                        ip.as_str(),
+                        ix,
+                        &format!("error parsing succeededIndexes: {e}"),
+                    )),
+                }
+            }
+        }
+        if let Some(n) = count {
+            let cp = rp.child("succeededCount");
+            errs.extend(nonnegative(n, &cp));
+            if let Some(c) = completions.filter(|&c| n > c) {
+                errs.push(FieldError::invalid(
+                    cp.as_str(),
+                    n,
+                    &format!(
+                        "must be less than or equal to {c} (the number of specified completions)"
+                    ),
+                ));
+            }
+            if indexes.is_some() && completions.is_some() && n > total {
+                errs.push(FieldError::invalid(
+                    cp.as_str(),
+                    n,
+                    &format!("must be less than or equal to {total} (the number of indexes in the specified succeededIndexes field)"),
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// kube's `validateIndexesFormat`: the number of indexes in an ordered
+/// list of `x` and `x-y` intervals below `completions`.
+fn indexes_total(s: &str, completions: i64) -> Result<i64, String> {
+    if s.is_empty() {
+        return Ok(0);
+    }
+    let mut last: Option<i64> = None;
+    let mut total = 0;
+    for interval in s.split(',') {
+        let (x, y) = index_interval(interval, completions)?;
+        if let Some(l) = last.filter(|&l| l >= x) {
+            return Err(format!("non-increasing order, previous: {l}, current: {x}"));
+        }
+        total += y - x + 1;
+        last = Some(y);
+    }
+    Ok(total)
+}
+
+/// kube's `parseIndexInterval`.
+fn index_interval(s: &str, completions: i64) -> Result<(i64, i64), String> {
+    let limits: Vec<&str> = s.split('-').collect();
+    if limits.len() > 2 {
+        return Err(format!("the fragment {s:?} violates the requirement that an index interval can have at most two parts separated by '-'"));
+    }
+    let parse = |t: &str| -> Result<i64, String> {
+        let n = go_atoi(t)
+            .ok_or_else(|| format!("cannot convert string to integer for index: {t:?}"))?;
+        if n >= completions {
+            return Err(format!("too large index: {t:?}"));
+        }
+        Ok(n)
+    };
+    let x = parse(limits[0])?;
+    match limits.get(1) {
+        None => Ok((x, x)),
+        Some(t) => {
+            let y = parse(t)?;
+            if x >= y {
+                return Err(format!("non-increasing order, previous: {x}, current: {y}"));
+            }
+            Ok((x, y))
+        }
+    }
+}
+
+/// Go's `strconv.Atoi`: an optional sign, then decimal digits.
+fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// kube's `validatePodReplacementPolicy`: only `Failed` with a pod
+/// failure policy.
+fn validate_pod_replacement_policy(spec: &Value, pfp: bool, p: &Path) -> Vec<FieldError> {
+    let Some(v) = spec.get("podReplacementPolicy").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    if pfp {
+        if v != "Failed" {
+            return vec![FieldError::not_supported(p.as_str(), v, &["Failed"])];
+        }
+    } else if v != "Failed" && v != "TerminatingOrFailed" {
+        return vec![FieldError::not_supported(
+            p.as_str(),
+            v,
+            &["Failed", "TerminatingOrFailed"],
+        )];
+    }
+    Vec::new()
+}
+
+/// `Too many: <n>: must have at most <max> items`.
+fn too_many(p: &Path, n: usize, max: usize) -> FieldError {
+    FieldError {
+        kind: keelson_apimachinery::FieldErrorKind::TooMany,
+        field: p.as_str().to_string(),
+        value: Some(Value::from(n)),
+        detail: format!("must have at most {max} items"),
+    }
+}
+
 /// kube's `validatePodFailurePolicy`.
 fn validate_pod_failure_policy(
     spec: &Value,
@@ -205,12 +530,7 @@ fn validate_pod_failure_policy(
     let rules_path = p.child("rules");
     let rules = list_of(pfp, "rules");
     if rules.len() > 20 {
-        errs.push(FieldError {
-            kind: keelson_apimachinery::FieldErrorKind::TooMany,
-            field: rules_path.as_str().to_string(),
-            value: Some(Value::from(rules.len())),
-            detail: "must have at most 20 items".into(),
-        });
+        errs.push(too_many(&rules_path, rules.len(), 20));
     }
     let pod = template.get("spec").unwrap_or(&Value::Null);
     let names: Vec<&str> = list_of(pod, "containers")
@@ -278,42 +598,43 @@ fn validate_pod_failure_policy(
                     "at least one value is required",
                 ));
             } else if values.len() > 255 {
-                errs.push(FieldError {
-                    kind: keelson_apimachinery::FieldErrorKind::TooMany,
-                    field: vp.as_str().to_string(),
-                    value: Some(Value::from(values.len())),
-                    detail: "must have at most 255 items".into(),
-                });
-            } else {
-                let mut seen = Vec::new();
-                for (j, &v) in values.iter().enumerate() {
-                    let p = vp.index(j);
-                    if operator == "In" && v == 0 {
-                        errs.push(FieldError::invalid(
-                            p.as_str(),
-                            v,
-                            "must not be 0 for the In operator",
-                        ));
-                    }
-                    if seen.contains(&v) {
-                        errs.push(FieldError {
-                            kind: keelson_apimachinery::FieldErrorKind::Duplicate,
-                            field: p.as_str().to_string(),
-                            value: Some(Value::from(v)),
-                            detail: String::new(),
-                        });
-                    } else {
-                        seen.push(v);
-                    }
-                }
-                if values.windows(2).any(|w| w[0] > w[1]) {
+                errs.push(too_many(&vp, values.len(), 255));
+            }
+            let mut seen = Vec::new();
+            for (j, &v) in values.iter().enumerate() {
+                let p = vp.index(j);
+                if operator == "In" && v == 0 {
                     errs.push(FieldError::invalid(
-                        vp.as_str(),
-                        Value::from(values.clone()),
-                        "must be ordered",
+                        p.as_str(),
+                        v,
+                        "must not be 0 for the In operator",
                     ));
                 }
+                if seen.contains(&v) {
+                    errs.push(FieldError {
+                        kind: keelson_apimachinery::FieldErrorKind::Duplicate,
+                        field: p.as_str().to_string(),
+                        value: Some(Value::from(v)),
+                        detail: String::new(),
+                    });
+                } else {
+                    seen.push(v);
+                }
             }
+            if values.windows(2).any(|w| w[0] > w[1]) {
+                errs.push(FieldError::invalid(
+                    vp.as_str(),
+                    Value::from(values.clone()),
+                    "must be ordered",
+                ));
+            }
+        }
+        if on_conds.len() > MAX_ON_POD_CONDITIONS_PATTERNS {
+            errs.push(too_many(
+                &rp.child("onPodConditions"),
+                on_conds.len(),
+                MAX_ON_POD_CONDITIONS_PATTERNS,
+            ));
         }
         for (j, c) in on_conds.iter().enumerate() {
             let cp = rp.child("onPodConditions").index(j);

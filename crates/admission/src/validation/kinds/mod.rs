@@ -128,6 +128,10 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
                 "ValidatingAdmissionPolicyBinding"
             )
             | (
+                "admissionregistration.k8s.io",
+                "MutatingAdmissionPolicy" | "MutatingAdmissionPolicyBinding"
+            )
+            | (
                 "resource.k8s.io",
                 "DeviceClass" | "ResourceClaim" | "ResourceClaimTemplate" | "ResourceSlice"
             )
