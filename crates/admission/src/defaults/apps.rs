@@ -70,3 +70,78 @@ pub(super) fn daemon_set(obj: &mut Value) {
     }
     pod::template_at(obj, &["spec", "template"], true);
 }
+
+/// kube's `apps/v1` annotation for a DaemonSet's `spec.templateGeneration`.
+const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+
+/// The DaemonSet strategy's template generation, as `apps/v1` shows it
+/// (the `deprecated.daemonset.template.generation` annotation, written
+/// only when not 0): 1 on create; on update the stored one, plus 1 when
+/// the pod template changed. A client's own value is never kept.
+pub(super) fn daemon_set_template_generation(obj: &mut Value, old: Option<&Value>) {
+    let stored = |o: &Value| {
+        o.get("metadata")
+            .and_then(|m| m.get("annotations"))
+            .and_then(|a| a.get(TEMPLATE_GENERATION))
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<i64>().ok())
+            .unwrap_or(0)
+    };
+    let generation = match old {
+        None => 1,
+        Some(old) => {
+            let template = |o: &Value| {
+                crate::validation::semantic(o.pointer("/spec/template").unwrap_or(&Value::Null))
+            };
+            let g = stored(old);
+            if template(obj) != template(old) {
+                g + 1
+            } else {
+                g
+            }
+        }
+    };
+    let Some(meta) = object_at(obj, &["metadata"]) else {
+        return;
+    };
+    if generation == 0 {
+        if let Some(a) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
+            a.shift_remove(TEMPLATE_GENERATION);
+        }
+        return;
+    }
+    if let Some(a) = child(meta, "annotations") {
+        a.insert(TEMPLATE_GENERATION.into(), generation.to_string().into());
+    }
+}
+
+#[cfg(test)]
+mod template_generation_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ds(image: &str, generation: Option<&str>) -> Value {
+        let mut v = json!({"metadata": {"name": "d"}, "spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}});
+        if let Some(g) = generation {
+            v["metadata"]["annotations"] = json!({TEMPLATE_GENERATION: g});
+        }
+        v
+    }
+
+    #[test]
+    fn one_on_create_bumped_by_template_changes_only() {
+        let mut created = ds("a", Some("7"));
+        daemon_set_template_generation(&mut created, None);
+        assert_eq!(created["metadata"]["annotations"][TEMPLATE_GENERATION], "1");
+        let mut same = ds("a", Some("9"));
+        daemon_set_template_generation(&mut same, Some(&created));
+        assert_eq!(same["metadata"]["annotations"][TEMPLATE_GENERATION], "1");
+        let mut changed = ds("b", None);
+        daemon_set_template_generation(&mut changed, Some(&same));
+        assert_eq!(changed["metadata"]["annotations"][TEMPLATE_GENERATION], "2");
+        // One stored without it stays without it until its template changes.
+        let mut legacy = ds("a", Some("3"));
+        daemon_set_template_generation(&mut legacy, Some(&ds("a", None)));
+        assert!(legacy["metadata"]["annotations"].get(TEMPLATE_GENERATION).is_none());
+    }
+}

@@ -123,6 +123,9 @@ pub(crate) fn prepare(
     }
     match (group, kind, op, old) {
         ("batch", "Job", Operation::Create, _) => job::generate_selector(obj),
+        ("apps", "DaemonSet", Operation::Create | Operation::Update, old) => {
+            apps::daemon_set_template_generation(obj, old)
+        }
         ("certificates.k8s.io", "CertificateSigningRequest", Operation::Create, _) => {
             certificates::prepare_create(obj, user)
         }

@@ -33,7 +33,7 @@ mod rbac;
 mod resource;
 mod scheduling;
 mod storage;
-mod util;
+pub(crate) mod util;
 mod warnings;
 
 pub(crate) use path::Path;
