@@ -622,11 +622,24 @@ spec:
 
 #[test]
 fn mutating_admission_policy_embedded() {
-    let c = Cluster::start_with(
-        Mode::Embedded,
+    mutating_scenario(Mode::Embedded);
+}
+
+#[test]
+fn mutating_admission_policy_distributed() {
+    mutating_scenario(Mode::Distributed);
+}
+
+fn mutating_scenario(mode: Mode) {
+    // Every process is given the gate; the gateway the runtime config.
+    let c = Cluster::start_with_env(
+        mode,
         &[
-            "--feature-gates=MutatingAdmissionPolicy=true",
-            "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+            ("KEELSON_FEATURE_GATES", "MutatingAdmissionPolicy=true"),
+            (
+                "KEELSON_RUNTIME_CONFIG",
+                "admissionregistration.k8s.io/v1beta1=true",
+            ),
         ],
     );
     c.ok_stdin(&["apply", "-f", "-"], MUTATING);

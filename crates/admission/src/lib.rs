@@ -147,8 +147,6 @@ impl AdmissionApi for LocalAdmission {
     }
 }
 
-const GROUP_ADMISSIONREGISTRATION: &str = "admissionregistration.k8s.io";
-
 /// Names used in error messages for one request.
 struct Names<'a> {
     kind: &'a str,
@@ -401,11 +399,12 @@ impl LocalAdmission {
             kind,
             own_kind,
         };
+        // Served only with its gate (and `--runtime-config`, which the
+        // gateway enforces): the gate is what every process is given.
         let mutating_policies = self.plugins.config().enabled("MutatingAdmissionPolicy")
-            && !webhook::exempt(&req.gr.group, kind)
-            && catalog.resources().iter().any(|r| {
-                r.group == GROUP_ADMISSIONREGISTRATION && r.plural == "mutatingadmissionpolicies"
-            });
+            && keelson_apimachinery::featuregates::FeatureGates::global()
+                .enabled("MutatingAdmissionPolicy")
+            && !webhook::exempt(&req.gr.group, kind);
         let mut reinvoke = None;
         let mutating_write = policy::MutatingWrite {
             store: &self.store,
