@@ -25,6 +25,8 @@ use support::{Cluster, Mode};
 #[derive(Default)]
 struct Seen {
     reviews: Mutex<HashMap<String, Vec<Value>>>,
+    /// Each call's `Authorization` header, by path.
+    authorization: Mutex<HashMap<String, Vec<Option<String>>>>,
 }
 
 impl Seen {
@@ -152,6 +154,17 @@ impl Webhook {
                             let s = s.clone();
                             async move {
                                 let path = req.uri().path().to_string();
+                                let authorization = req
+                                    .headers()
+                                    .get("authorization")
+                                    .and_then(|v| v.to_str().ok())
+                                    .map(str::to_string);
+                                s.authorization
+                                    .lock()
+                                    .unwrap()
+                                    .entry(path.clone())
+                                    .or_default()
+                                    .push(authorization);
                                 let body = req.into_body().collect().await?.to_bytes();
                                 let review: Value =
                                     serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -583,4 +596,60 @@ fn admission_webhooks_embedded() {
 #[test]
 fn admission_webhooks_distributed() {
     scenario(Mode::Distributed);
+}
+
+/// `--admission-control-config-file` giving ValidatingAdmissionWebhook a
+/// `kubeConfigFile`: its user for the webhook's `host:port` is the token
+/// each call carries (kube's `defaultAuthenticationInfoResolver`); the
+/// mutating plugin, not configured, calls anonymously.
+#[test]
+fn webhook_credentials_from_kubeconfig() {
+    let hook_server = Webhook::start();
+    let seen = hook_server.seen.clone();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("webhook-kubeconfig.yaml");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nusers:\n- name: \"{}\"\n  user:\n    token: hook-secret\n- name: \"*\"\n  user:\n    token: wrong\n",
+            hook_server.addr
+        ),
+    )
+    .expect("kubeconfig");
+    let admission = dir.path().join("admission.yaml");
+    std::fs::write(
+        &admission,
+        format!(
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: {}\n",
+            kubeconfig.display()
+        ),
+    )
+    .expect("admission config");
+    let c = Cluster::start_with(
+        Mode::Embedded,
+        &[
+            "--admission-control-config-file",
+            admission.to_str().expect("path"),
+        ],
+    );
+    c.ok_stdin(
+        &["create", "-f", "-"],
+        &configuration(
+            "ValidatingWebhookConfiguration",
+            "v-auth",
+            vec![hook(
+                "validate.test.keelson.dev",
+                hook_server.client_config("/validate"),
+                "auth",
+                json!({}),
+            )],
+        ),
+    );
+    let probe = configmap("default", "probe", "auth", json!({"a": "1"}));
+    wait_active(&c, &probe, |_| seen.count("/validate") > 0);
+    let calls = seen.authorization.lock().unwrap()["/validate"].clone();
+    assert!(
+        calls.iter().all(|a| a.as_deref() == Some("Bearer hook-secret")),
+        "{calls:?}"
+    );
 }

@@ -106,6 +106,7 @@ impl LocalAdmission {
     ) -> LocalAdmission {
         // One authorizer (and one RBAC index) for policies and plugins.
         let authz = Arc::new(policy::PolicyAuthz::new(mode));
+        let webhooks = webhook::Webhooks::new(plugins.webhook_auth.clone());
         LocalAdmission {
             policies: policy::Policies::new(catalog.clone(), authz.clone()),
             mutating_policies: policy::MutatingPolicies::new(catalog.clone(), authz.clone()),
@@ -115,7 +116,7 @@ impl LocalAdmission {
             namespaces: lifecycle::Namespaces::new(),
             quotas: quota::Quotas::new(plugins.resource_quota.clone()),
             plugins: plugins::Plugins::new(plugins, authz),
-            webhooks: webhook::Webhooks::new(),
+            webhooks,
         }
     }
 }

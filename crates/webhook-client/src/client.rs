@@ -61,6 +61,16 @@ pub fn build_client(
     resolve: Option<&(String, SocketAddr)>,
     timeout: Duration,
 ) -> Result<reqwest::Client, String> {
+    build_client_with(ca_bundle, resolve, timeout, None)
+}
+
+/// [`build_client`] presenting `credentials`' client certificate, if any.
+pub fn build_client_with(
+    ca_bundle: Option<&str>,
+    resolve: Option<&(String, SocketAddr)>,
+    timeout: Duration,
+    credentials: Option<&crate::Credentials>,
+) -> Result<reqwest::Client, String> {
     let mut roots = rustls::RootCertStore::empty();
     let pem = ca_bundle
         .filter(|b| !b.is_empty())
@@ -92,8 +102,20 @@ pub fn build_client(
     let tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        .with_root_certificates(roots);
+    let tls = match credentials.and_then(|c| c.identity.as_ref()) {
+        None => tls.with_no_client_auth(),
+        Some((cert, key)) => {
+            let certs = rustls_pemfile::certs(&mut std::io::BufReader::new(cert.as_slice()))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("unable to load client certificate: {e}"))?;
+            let key = rustls_pemfile::private_key(&mut std::io::BufReader::new(key.as_slice()))
+                .map_err(|e| format!("unable to load client key: {e}"))?
+                .ok_or("tls: failed to find any PEM data in key input")?;
+            tls.with_client_auth_cert(certs, key)
+                .map_err(|e| format!("tls: {e}"))?
+        }
+    };
     let mut builder = reqwest::Client::builder()
         .use_preconfigured_tls(tls)
         .timeout(timeout)

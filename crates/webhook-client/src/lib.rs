@@ -8,12 +8,14 @@
 #![forbid(unsafe_code)]
 
 mod client;
+mod credentials;
 mod resolve;
 mod transport;
 
-pub use client::{build_client, Clients};
+pub use client::{build_client, build_client_with, Clients};
+pub use credentials::{AuthInfoResolver, Credentials};
 pub use resolve::resolve_endpoint;
-pub use transport::{post, post_raw, status_reason, TimeoutWording};
+pub use transport::{post, post_raw, post_raw_with, status_reason, TimeoutWording};
 
 use std::net::SocketAddr;
 use std::time::Duration;

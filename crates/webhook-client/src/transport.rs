@@ -42,11 +42,40 @@ pub async fn post_raw(
     body: &Value,
     timeout: TimeoutWording,
 ) -> Result<Vec<u8>, String> {
+    post_raw_with(client, target, body, timeout, None).await
+}
+
+/// [`post_raw`] with `credentials`' token, basic credentials and
+/// impersonation headers.
+pub async fn post_raw_with(
+    client: &reqwest::Client,
+    target: &Target,
+    body: &Value,
+    timeout: TimeoutWording,
+    credentials: Option<&crate::Credentials>,
+) -> Result<Vec<u8>, String> {
     let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
-    let resp = client
+    let mut req = client
         .post(&target.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(reqwest::header::ACCEPT, "application/json, */*")
+        .header(reqwest::header::ACCEPT, "application/json, */*");
+    if let Some(c) = credentials {
+        if let Some(t) = &c.bearer {
+            req = req.bearer_auth(t.trim());
+        } else if let Some((u, p)) = &c.basic {
+            req = req.basic_auth(u, Some(p));
+        }
+        if let Some((user, uid, groups)) = &c.impersonate {
+            req = req.header("Impersonate-User", user);
+            if !uid.is_empty() {
+                req = req.header("Impersonate-Uid", uid);
+            }
+            for g in groups {
+                req = req.header("Impersonate-Group", g);
+            }
+        }
+    }
+    let resp = req
         .body(bytes)
         .send()
         .await

@@ -4,14 +4,16 @@
 //! plugin its configuration, inline (`configuration`) or in a file
 //! (`path`, relative to the configuration file's directory).
 //!
-//! Only the plugins that run read theirs, as in kube. PodSecurity and
-//! ResourceQuota are configured; a configuration for another plugin is
+//! Only the plugins that run read theirs, as in kube. PodSecurity,
+//! ResourceQuota and the two webhook plugins (`kubeConfigFile`) are
+//! configured; a configuration for another plugin is
 //! ignored with a warning. Anything kube refuses at start is an
 //! [`AdmissionConfigError`] with kube's message.
 
 mod decode;
 mod pod_security;
 mod resource_quota;
+mod webhook;
 
 use std::path::{Path, PathBuf};
 
@@ -107,6 +109,12 @@ pub fn read_admission_config(
             }
             "ResourceQuota" => {
                 config.resource_quota = resource_quota::load(&data).map_err(init)?;
+            }
+            "MutatingAdmissionWebhook" => {
+                config.webhook_auth.mutating = Some(webhook::load(&data).map_err(init)?);
+            }
+            "ValidatingAdmissionWebhook" => {
+                config.webhook_auth.validating = Some(webhook::load(&data).map_err(init)?);
             }
             other => warnings.push(not_implemented(other)),
         }

@@ -143,3 +143,36 @@ fn start_errors_read_as_kube() {
         )
     );
 }
+
+#[test]
+fn webhook_plugins_take_a_kube_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write(
+        dir.path(),
+        "kc.yaml",
+        "users:\n- name: hook.ns.svc\n  user: {token: t}\n",
+    );
+    let file = |path: &str| {
+        format!(
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: MutatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1alpha1\n    kind: WebhookAdmission\n    kubeConfigFile: {path}\n"
+        )
+    };
+    let (c, warnings) = read(&write(
+        dir.path(),
+        "a.yaml",
+        &file(&kc.display().to_string()),
+    ))
+    .unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let creds = c
+        .webhook_auth
+        .mutating
+        .as_ref()
+        .and_then(|a| a.for_service("hook", "ns", 443).cloned());
+    assert_eq!(creds.and_then(|c| c.bearer), Some("t".into()));
+    assert!(c.webhook_auth.validating.is_none());
+    assert_eq!(
+        read(&write(dir.path(), "b.yaml", &file("kc.yaml"))).unwrap_err(),
+        r#"failed to apply admission: couldn't init admission plugin "MutatingAdmissionWebhook": kubeConfigFile: Invalid value: "kc.yaml": must be an absolute file path"#
+    );
+}

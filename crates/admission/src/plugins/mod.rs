@@ -141,6 +141,17 @@ pub struct PluginConfig {
     pub allow_privileged: bool,
     /// ResourceQuota's `limitedResources`.
     pub resource_quota: crate::quota::ResourceQuotaConfig,
+    /// The webhook plugins' `kubeConfigFile` credentials.
+    pub webhook_auth: WebhookAuth,
+}
+
+/// The credentials each webhook plugin calls with (none: anonymous).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebhookAuth {
+    /// MutatingAdmissionWebhook's.
+    pub mutating: Option<std::sync::Arc<keelson_webhook_client::AuthInfoResolver>>,
+    /// ValidatingAdmissionWebhook's.
+    pub validating: Option<std::sync::Arc<keelson_webhook_client::AuthInfoResolver>>,
 }
 
 impl Default for PluginConfig {
@@ -154,6 +165,7 @@ impl Default for PluginConfig {
             pod_security: PodSecurityConfig::default(),
             allow_privileged: true,
             resource_quota: crate::quota::ResourceQuotaConfig::default(),
+            webhook_auth: WebhookAuth::default(),
         }
     }
 }

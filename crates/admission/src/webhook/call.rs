@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use keelson_api::StoreApi;
 use keelson_apimachinery::{ApiError, StatusDetails};
-use keelson_webhook_client::{self as client, Clients, TimeoutWording};
+use keelson_webhook_client::{self as client, AuthInfoResolver, Clients, TimeoutWording};
 use serde_json::Value;
 
 use super::hook::{Hook, HookKey};
@@ -59,6 +59,7 @@ pub(crate) fn denied(name: &str, status: Option<&Value>) -> ApiError {
 pub(crate) async fn call(
     store: &dyn StoreApi,
     clients: &Clients<(HookKey, Option<(String, std::net::SocketAddr)>)>,
+    auth: Option<&AuthInfoResolver>,
     hook: &Hook,
     inv: &Invocation<'_>,
     mutating: bool,
@@ -85,6 +86,7 @@ pub(crate) async fn call(
     let target = client::target(store, &hook.client_config, timeout)
         .await
         .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;
+    let credentials = auth.and_then(|a| a.for_client_config(&hook.client_config));
     let key = (hook.key.clone(), target.resolve.clone());
     let http = clients
         .get_or_make(
@@ -95,16 +97,23 @@ pub(crate) async fn call(
                     && k.config_revision != hook.key.config_revision
             },
             || {
-                client::build_client(
+                client::build_client_with(
                     hook.client_config.ca_bundle.as_deref(),
                     target.resolve.as_ref(),
                     timeout,
+                    credentials,
                 )
             },
         )
         .map_err(|e| CallError::Calling(format!("could not get REST client: {e}")))?;
-    let bytes = client::post_raw(&http, &target, &body, TimeoutWording::ContextDeadline)
-        .await
+    let bytes = client::post_raw_with(
+        &http,
+        &target,
+        &body,
+        TimeoutWording::ContextDeadline,
+        credentials,
+    )
+    .await
         .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;
     let answer = review::decode(&bytes)
         .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;

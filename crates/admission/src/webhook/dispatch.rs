@@ -10,13 +10,13 @@ use std::sync::Arc;
 use keelson_api::{AdmissionRequest, Operation, StoreApi};
 use keelson_apimachinery::{ApiError, ApiResult, GroupResource, ObjectKey};
 use keelson_cel::expr::{Activation, Outcome};
-use keelson_webhook_client::Clients;
 use serde_json::Value;
 
 use super::call::{self, CallError};
+use super::Callers;
 use super::hook::{Attrs, Hook, HookKey};
 use super::review::{self, Invocation};
-use super::{ClientKey, Redecode};
+use super::Redecode;
 
 /// The request's name as webhooks see it (the object's on a create).
 fn request_name<'a>(req: &'a AdmissionRequest, object: Option<&'a Value>) -> &'a str {
@@ -205,7 +205,7 @@ fn apply_patch(
 /// after it changed the object.
 pub(super) async fn mutate(
     store: &Arc<dyn StoreApi>,
-    clients: &Clients<ClientKey>,
+    callers: &Callers,
     hooks: &[Arc<Hook>],
     req: &AdmissionRequest,
     object: &mut Option<Value>,
@@ -234,7 +234,7 @@ pub(super) async fn mutate(
                 name: &name,
                 object: object.as_ref(),
             };
-            let result = call::call(&**store, clients, hook, &inv, true).await;
+            let result = call::call(&**store, &callers.clients, callers.auth.mutating.as_deref(), hook, &inv, true).await;
             let result = result.and_then(|answer| {
                 warnings.extend(answer.warnings.iter().cloned());
                 publish(ann, hook, &answer);
@@ -282,7 +282,7 @@ pub(super) async fn mutate(
 /// together; the first refusal (in webhook order) is the answer.
 pub(super) async fn validate(
     store: &Arc<dyn StoreApi>,
-    clients: &Clients<ClientKey>,
+    callers: &Callers,
     hooks: &[Arc<Hook>],
     req: &AdmissionRequest,
     object: Option<&Value>,
@@ -304,7 +304,7 @@ pub(super) async fn validate(
     let calls = relevant.iter().map(|hook| {
         let inv = &inv;
         async move {
-            let result = call::call(&**store, clients, hook, inv, false).await;
+            let result = call::call(&**store, &callers.clients, callers.auth.validating.as_deref(), hook, inv, false).await;
             match result {
                 Ok(answer) if answer.allowed => (answer.warnings, answer.audit_annotations, None),
                 Ok(answer) => (

@@ -134,23 +134,34 @@ impl State {
 /// Client cache key: the webhook and the endpoint a Service resolved to.
 type ClientKey = (HookKey, Option<(String, std::net::SocketAddr)>);
 
-/// The webhook configurations as a list + watch last saw them, and the
-/// HTTPS clients that call them (kept, so connections are reused).
+/// The HTTPS clients that call webhooks (kept, so connections are
+/// reused) and the credentials each plugin calls with.
+pub(crate) struct Callers {
+    pub(crate) clients: Clients<ClientKey>,
+    pub(crate) auth: crate::plugins::WebhookAuth,
+}
+
+/// The webhook configurations as a list + watch last saw them, and their
+/// callers.
 pub(crate) struct Webhooks {
     state: Arc<RwLock<State>>,
     synced: watch::Sender<bool>,
     follower: Mutex<Option<JoinHandle<()>>>,
-    clients: Clients<ClientKey>,
+    clients: Callers,
 }
 
 impl Webhooks {
-    /// Empty; the follower starts with the first write.
-    pub(crate) fn new() -> Webhooks {
+    /// Empty; the follower starts with the first write. `auth` is the
+    /// plugins' `kubeConfigFile` credentials.
+    pub(crate) fn new(auth: crate::plugins::WebhookAuth) -> Webhooks {
         Webhooks {
             state: Arc::new(RwLock::new(State::default())),
             synced: watch::channel(false).0,
             follower: Mutex::new(None),
-            clients: Clients::new(),
+            clients: Callers {
+                clients: Clients::new(),
+                auth,
+            },
         }
     }
 
