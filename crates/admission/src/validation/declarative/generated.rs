@@ -4,21 +4,52 @@
 use super::table::{Format, KindRules, ListType, Lit, Rule, Tag};
 
 /// Every kind's declarative rules.
-pub(crate) static KINDS: &[KindRules] = &[KindRules {
-    group: "",
-    version: "v1",
-    kind: "ReplicationController",
-    subresources: &[],
-    rules: &[
-        Rule {
+pub(crate) static KINDS: &[KindRules] = &[
+    KindRules {
+        group: "certificates.k8s.io",
+        version: "v1",
+        kind: "CertificateSigningRequest",
+        subresources: &["/status", "/approval"],
+        rules: &[Rule {
             subresource: "",
-            path: &["spec", "replicas"],
-            tags: &[Tag::Optional, Tag::Minimum(0)],
-        },
-        Rule {
-            subresource: "",
-            path: &["spec", "minReadySeconds"],
-            tags: &[Tag::Optional, Tag::Minimum(0)],
-        },
-    ],
-}];
+            path: &["status", "conditions"],
+            tags: &[
+                Tag::ListType(ListType::Map),
+                Tag::ListMapKey("type"),
+                Tag::Optional,
+                Tag::Item(
+                    &[("type", Lit::Str("Approved"))],
+                    &[Tag::ZeroOrOneOfMember {
+                        union: "",
+                        member: "",
+                    }],
+                ),
+                Tag::Item(
+                    &[("type", Lit::Str("Denied"))],
+                    &[Tag::ZeroOrOneOfMember {
+                        union: "",
+                        member: "",
+                    }],
+                ),
+            ],
+        }],
+    },
+    KindRules {
+        group: "",
+        version: "v1",
+        kind: "ReplicationController",
+        subresources: &[],
+        rules: &[
+            Rule {
+                subresource: "",
+                path: &["spec", "replicas"],
+                tags: &[Tag::Optional, Tag::Minimum(0)],
+            },
+            Rule {
+                subresource: "",
+                path: &["spec", "minReadySeconds"],
+                tags: &[Tag::Optional, Tag::Minimum(0)],
+            },
+        ],
+    },
+];

@@ -544,3 +544,17 @@ fn a_disagreeing_rule_is_counted_and_only_authoritative_in_takeover() {
     );
     assert_eq!(e.last().map(String::as_str), Some(dv));
 }
+
+#[test]
+fn generated_csr_rules_check_conditions_on_approval_and_status() {
+    let r = generated("CertificateSigningRequest");
+    let cond = |t: &str| json!({"type": t, "status": "True"});
+    let obj = json!({"spec": {"request": "YQ=="}, "status": {"conditions": [cond("Approved"), cond("Denied")]}});
+    let want = [
+        r#"status.conditions: Invalid value: "{Approved, Denied}": must specify at most one of: `Approved`, `Denied`"#,
+    ];
+    assert_eq!(errs_of(r, "approval", obj.clone(), None, &no_gates), want);
+    assert_eq!(errs_of(r, "status", obj, None, &no_gates), want);
+    let one = json!({"spec": {"request": "YQ=="}, "status": {"conditions": [cond("Approved")]}});
+    assert!(errs_of(r, "approval", one, None, &no_gates).is_empty());
+}
