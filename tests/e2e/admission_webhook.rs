@@ -649,7 +649,9 @@ fn webhook_credentials_from_kubeconfig() {
     wait_active(&c, &probe, |_| seen.count("/validate") > 0);
     let calls = seen.authorization.lock().unwrap()["/validate"].clone();
     assert!(
-        calls.iter().all(|a| a.as_deref() == Some("Bearer hook-secret")),
+        calls
+            .iter()
+            .all(|a| a.as_deref() == Some("Bearer hook-secret")),
         "{calls:?}"
     );
 }

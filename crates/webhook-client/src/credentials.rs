@@ -119,7 +119,11 @@ impl User {
         } else {
             None
         };
-        let cert = data(&self.client_certificate_data, &self.client_certificate, base)?;
+        let cert = data(
+            &self.client_certificate_data,
+            &self.client_certificate,
+            base,
+        )?;
         let key = data(&self.client_key_data, &self.client_key, base)?;
         let identity = match (cert, key) {
             (Some(c), Some(k)) => Some((c, k)),
@@ -148,8 +152,12 @@ impl AuthInfoResolver {
     /// The users of the kubeconfig at `path` (YAML or JSON).
     pub fn from_file(path: &Path) -> Result<AuthInfoResolver, String> {
         let text = std::fs::read(path).map_err(|e| format!("open {}: {e}", path.display()))?;
-        let cfg: KubeConfig = serde_yaml::from_slice(&text)
-            .map_err(|e| format!("error loading config file {:?}: {e}", path.display().to_string()))?;
+        let cfg: KubeConfig = serde_yaml::from_slice(&text).map_err(|e| {
+            format!(
+                "error loading config file {:?}: {e}",
+                path.display().to_string()
+            )
+        })?;
         let base = path.parent().unwrap_or(Path::new("/"));
         let mut users = HashMap::new();
         for u in &cfg.users {
@@ -245,21 +253,34 @@ current-context: c
         .unwrap();
         let r = AuthInfoResolver::from_file(&path).unwrap();
         let bearer = |c: Option<&Credentials>| c.and_then(|c| c.bearer.clone());
-        assert_eq!(bearer(r.for_service("hook", "ns", 443)), Some("exact".into()));
+        assert_eq!(
+            bearer(r.for_service("hook", "ns", 443)),
+            Some("exact".into())
+        );
         // `*.` parents are tried with the port, then without `:443`.
         assert_eq!(
             bearer(r.for_service("a", "other", 443)),
             Some("from-file".into())
         );
-        assert_eq!(bearer(r.for_service("a", "other", 8443)), Some("current".into()));
         assert_eq!(
-            r.for_host_port("example.com:443").and_then(|c| c.basic.clone()),
+            bearer(r.for_service("a", "other", 8443)),
+            Some("current".into())
+        );
+        assert_eq!(
+            r.for_host_port("example.com:443")
+                .and_then(|c| c.basic.clone()),
             Some(("u".into(), "p".into()))
         );
         // Not named: the current context's user.
-        assert_eq!(bearer(r.for_host_port("elsewhere:9443")), Some("current".into()));
+        assert_eq!(
+            bearer(r.for_host_port("elsewhere:9443")),
+            Some("current".into())
+        );
         // A port other than 443 is not stripped.
-        assert_eq!(bearer(r.for_service("hook", "ns", 8443)), Some("current".into()));
+        assert_eq!(
+            bearer(r.for_service("hook", "ns", 8443)),
+            Some("current".into())
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -75,17 +75,13 @@ pub async fn post_raw_with(
             }
         }
     }
-    let resp = req
-        .body(bytes)
-        .send()
-        .await
-        .map_err(|e| {
-            format!(
-                "Post {:?}: {}",
-                target.url,
-                transport_reason(&e, target, timeout)
-            )
-        })?;
+    let resp = req.body(bytes).send().await.map_err(|e| {
+        format!(
+            "Post {:?}: {}",
+            target.url,
+            transport_reason(&e, target, timeout)
+        )
+    })?;
     let code = resp.status().as_u16();
     let body = resp.bytes().await.map_err(|e| {
         format!(

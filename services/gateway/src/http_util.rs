@@ -102,4 +102,50 @@ pub fn add_warnings(r: &mut Response<Body>, warnings: &[String]) {
     }
 }
 
+/// `warnings` as the first `Warning` headers, before those already on `r`
+/// (kube records an API's deprecation warning before the handler runs).
+pub fn prepend_warnings(r: &mut Response<Body>, warnings: &[String]) {
+    let later: Vec<HeaderValue> = r
+        .headers()
+        .get_all(http::header::WARNING)
+        .iter()
+        .cloned()
+        .collect();
+    // `remove` takes every value of the header.
+    r.headers_mut().remove(http::header::WARNING);
+    add_warnings(r, warnings);
+    let first: Vec<HeaderValue> = r.headers().get_all(http::header::WARNING).iter().cloned().collect();
+    for v in later {
+        if !first.contains(&v) {
+            r.headers_mut().append(http::header::WARNING, v);
+        }
+    }
+}
+
 pub use keelson_apimachinery::options::Query;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deprecation_warning_goes_first() {
+        let mut r = Response::new(full(Bytes::new()));
+        add_warnings(&mut r, &["unknown field \"spec.x\"".into(), "b".into()]);
+        prepend_warnings(&mut r, &["v1 Endpoints is deprecated".into(), "b".into()]);
+        let got: Vec<&str> = r
+            .headers()
+            .get_all(http::header::WARNING)
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "299 - \"v1 Endpoints is deprecated\"",
+                "299 - \"b\"",
+                "299 - \"unknown field \\\"spec.x\\\"\"",
+            ]
+        );
+    }
+}

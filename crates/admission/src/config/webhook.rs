@@ -13,7 +13,10 @@ use super::decode::{self, Scheme};
 const SCHEME: Scheme = Scheme {
     name: "k8s.io/apiserver/pkg/admission/plugin/webhook/config/kubeconfig.go",
     kinds: &[
-        ("apiserver.config.k8s.io/v1", "WebhookAdmissionConfiguration"),
+        (
+            "apiserver.config.k8s.io/v1",
+            "WebhookAdmissionConfiguration",
+        ),
         ("apiserver.config.k8s.io/v1alpha1", "WebhookAdmission"),
     ],
 };

@@ -142,6 +142,8 @@ mod template_generation_tests {
         // One stored without it stays without it until its template changes.
         let mut legacy = ds("a", Some("3"));
         daemon_set_template_generation(&mut legacy, Some(&ds("a", None)));
-        assert!(legacy["metadata"]["annotations"].get(TEMPLATE_GENERATION).is_none());
+        assert!(legacy["metadata"]["annotations"]
+            .get(TEMPLATE_GENERATION)
+            .is_none());
     }
 }

@@ -114,7 +114,7 @@ pub(crate) async fn call(
         credentials,
     )
     .await
-        .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;
+    .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;
     let answer = review::decode(&bytes)
         .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;
     review::verify(version, &uid, mutating, &answer)

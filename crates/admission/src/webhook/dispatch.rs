@@ -13,9 +13,9 @@ use keelson_cel::expr::{Activation, Outcome};
 use serde_json::Value;
 
 use super::call::{self, CallError};
-use super::Callers;
 use super::hook::{Attrs, Hook, HookKey};
 use super::review::{self, Invocation};
+use super::Callers;
 use super::Redecode;
 
 /// The request's name as webhooks see it (the object's on a create).
@@ -234,7 +234,15 @@ pub(super) async fn mutate(
                 name: &name,
                 object: object.as_ref(),
             };
-            let result = call::call(&**store, &callers.clients, callers.auth.mutating.as_deref(), hook, &inv, true).await;
+            let result = call::call(
+                &**store,
+                &callers.clients,
+                callers.auth.mutating.as_deref(),
+                hook,
+                &inv,
+                true,
+            )
+            .await;
             let result = result.and_then(|answer| {
                 warnings.extend(answer.warnings.iter().cloned());
                 publish(ann, hook, &answer);
@@ -304,7 +312,15 @@ pub(super) async fn validate(
     let calls = relevant.iter().map(|hook| {
         let inv = &inv;
         async move {
-            let result = call::call(&**store, &callers.clients, callers.auth.validating.as_deref(), hook, inv, false).await;
+            let result = call::call(
+                &**store,
+                &callers.clients,
+                callers.auth.validating.as_deref(),
+                hook,
+                inv,
+                false,
+            )
+            .await;
             match result {
                 Ok(answer) if answer.allowed => (answer.warnings, answer.audit_annotations, None),
                 Ok(answer) => (

@@ -99,7 +99,7 @@ async fn replication_controller_selector_and_restart_policy() {
             "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}});
     assert_eq!(
         message(create("", "replicationcontrollers", "default", rc)).await,
-        "ReplicationController \"r\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"b\"}: selector does not match template labels, spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\"]"
+        "ReplicationController \"r\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"b\"}: `selector` does not match template `labels`, spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\"]"
     );
 }
 
@@ -255,5 +255,137 @@ async fn pod_specific_annotations() {
     assert_eq!(
         message(update(old, new)).await,
         "Pod \"p\" is invalid: metadata.annotations[container.apparmor.security.beta.kubernetes.io/web]: Forbidden: may not add AppArmor annotations"
+    );
+}
+
+#[tokio::test]
+async fn extended_resources_are_whole_and_requests_equal_limits() {
+    let msg = pod_message(
+        json!({"containers": [{"name": "c", "image": "i", "resources": {
+            "limits": {"example.com/bar": "2", "example.com/foo": "1.5", "example.com/neg": "-1.5",
+                "kubernetes.io/native": "1.5"},
+            "requests": {"example.com/bar": "1", "example.com/foo": "1.5", "pods": "500m"}
+        }}]}),
+    )
+    .await;
+    // The defaulted requests copy the limits they lack (`example.com/neg`).
+    let r = "spec.containers[0].resources";
+    assert_eq!(
+        msg,
+        format!("Pod \"p\" is invalid: [{r}.limits[example.com/foo]: Invalid value: \"1500m\": must be an integer, {r}.limits[example.com/neg]: Invalid value: \"-1500m\": must be greater than or equal to 0, {r}.limits[example.com/neg]: Invalid value: \"-1500m\": must be an integer, {r}.requests: Invalid value: \"1\": must be equal to example.com/bar limit of 2, {r}.requests[example.com/foo]: Invalid value: \"1500m\": must be an integer, {r}.requests[example.com/neg]: Invalid value: \"-1500m\": must be greater than or equal to 0, {r}.requests[example.com/neg]: Invalid value: \"-1500m\": must be an integer, {r}.requests[pods]: Invalid value: \"pods\": must be a standard resource for containers, {r}.requests[pods]: Invalid value: \"500m\": must be an integer]")
+    );
+    // Whole extended quantities, however written, pass.
+    let ok = pod(
+        json!({"containers": [{"name": "c", "image": "i", "resources": {
+            "limits": {"example.com/gpu": "2000m", "cpu": "1.5"},
+            "requests": {"example.com/gpu": "2", "cpu": "0.5"}
+        }}]}),
+    );
+    crate::support::admitted(create("", "pods", "default", ok)).await;
+}
+
+const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const QUALIFIED: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+#[tokio::test]
+async fn resource_claims_and_container_claim_references() {
+    let msg = pod_message(json!({
+        "resourceClaims": [
+            {"name": "gpu", "resourceClaimName": "claim-a"},
+            {"name": "gpu", "resourceClaimTemplateName": "Bad_Template"},
+            {"name": "Net", "resourceClaimName": "a", "resourceClaimTemplateName": "b"},
+            {"name": ""}
+        ],
+        "containers": [{"name": "c", "image": "i", "resources": {"claims": [
+            {"name": "gpu", "request": "r1"}, {"name": "gpu"}, {"name": "gpu"},
+            {"name": "other"}
+        ]}}]
+    }))
+    .await;
+    let s = "spec.resourceClaims";
+    let c = "spec.containers[0].resources.claims";
+    assert_eq!(
+        msg,
+        format!("Pod \"p\" is invalid: [{s}[1].name: Duplicate value: \"gpu\", {s}[1].resourceClaimTemplateName: Invalid value: \"Bad_Template\": {SUBDOMAIN}, {s}[2].name: Invalid value: \"Net\": {LABEL}, {s}[2]: Invalid value: {{\"Name\":\"Net\",\"ResourceClaimName\":\"a\",\"ResourceClaimTemplateName\":\"b\"}}: at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified, {s}[3].name: Required value, {s}[3]: Invalid value: {{\"Name\":\"\",\"ResourceClaimName\":null,\"ResourceClaimTemplateName\":null}}: must specify one of: `resourceClaimName`, `resourceClaimTemplateName`, {c}[1]: Duplicate value: \"gpu\", {c}[2]: Duplicate value: \"gpu\", {c}[3]: Not found: \"other\": must be one of the names in pod.spec.resourceClaims: Net, gpu]")
+    );
+    // Without pod-level claims; pod-level resources may not name claims.
+    let msg = pod_message(json!({
+        "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "gpu"}]}}],
+        "resources": {"claims": [{"name": "gpu"}]}
+    }))
+    .await;
+    assert_eq!(
+        msg,
+        "Pod \"p\" is invalid: [spec.containers[0].resources.claims[0]: Not found: \"gpu\": must be one of the names in pod.spec.resourceClaims which is empty, spec.resources.claims: Forbidden: claims cannot be set for Resources at pod-level, spec.resources.claims[0]: Not found: \"gpu\": must be one of the names in pod.spec.resourceClaims which is empty]"
+    );
+    let ok = pod(json!({
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"},
+            {"name": "net", "resourceClaimName": "shared-net"}],
+        "containers": [{"name": "c", "image": "i", "resources": {"claims": [
+            {"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}, {"name": "net"}]}}]
+    }));
+    crate::support::admitted(create("", "pods", "default", ok)).await;
+}
+
+#[tokio::test]
+async fn topology_spread_match_label_keys_and_constraint_rules() {
+    let spec = json!({
+        "containers": [{"name": "c", "image": "i"}],
+        "topologySpreadConstraints": [
+            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+             "labelSelector": {"matchLabels": {"app": "web"}},
+             "matchLabelKeys": ["app", "pod-template-hash", "Bad Key"]},
+            {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+             "matchLabelKeys": ["app"], "minDomains": 0},
+            {"maxSkew": 1, "topologyKey": "not a label key", "whenUnsatisfiable": "ScheduleAnyway",
+             "minDomains": 2, "nodeAffinityPolicy": "Sometimes", "nodeTaintsPolicy": "Honor",
+             "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}}
+        ]
+    });
+    let mut p = pod(spec.clone());
+    p["metadata"]["labels"] = json!({"app": "web", "pod-template-hash": "abc"});
+    let t = "spec.topologySpreadConstraints";
+    // On create kube merges `app In (web)` into the selector first, so the
+    // key is then in both (reported at the constraint indexed by the key).
+    let both = format!(
+        "{t}[0][0]: Invalid value: \"app\": exists in both matchLabelKeys and labelSelector, "
+    );
+    let expected = |both: &str, t: &str| {
+        format!("[{t}[0].{{topologyKey, whenUnsatisfiable}}: Duplicate value: \"{{zone, DoNotSchedule}}\", {t}[0].matchLabelKeys[2]: Invalid value: \"Bad Key\": {QUALIFIED}, {both}{t}[1].minDomains: Invalid value: 0: must be greater than zero, {t}[1].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set, {t}[2].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway, {t}[2].nodeAffinityPolicy: Unsupported value: \"Sometimes\": supported values: \"Honor\", \"Ignore\"]")
+    };
+    assert_eq!(
+        message(create("", "pods", "default", p)).await,
+        format!("Pod \"p\" is invalid: {}", expected(&both, t))
+    );
+    // A pod template is not merged: the same constraints lack that error.
+    let pt = json!({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": spec}});
+    assert_eq!(
+        message(create("", "podtemplates", "default", pt)).await,
+        format!(
+            "PodTemplate \"t\" is invalid: {}",
+            expected("", "template.spec.topologySpreadConstraints")
+        )
+    );
+}
+
+#[tokio::test]
+async fn pod_affinity_label_keys_after_the_create_merge() {
+    let term = |sel: Value, keys: Value| json!({"labelSelector": sel, "matchLabelKeys": keys, "topologyKey": "zone"});
+    let mut p = pod(json!({
+        "containers": [{"name": "c", "image": "i"}],
+        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            term(json!({"matchLabels": {"app": "web"}}), json!(["app"])),
+            // Not carried by the pod: nothing is merged.
+            term(json!({"matchLabels": {"tier": "x"}}), json!(["tier"])),
+            {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+             "mismatchLabelKeys": ["app"], "topologyKey": "zone"}
+        ]}}
+    }));
+    p["metadata"]["labels"] = json!({"app": "web"});
+    assert_eq!(
+        message(create("", "pods", "default", p)).await,
+        "Pod \"p\" is invalid: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0][0]: Invalid value: \"app\": exists in both matchLabelKeys and labelSelector"
     );
 }

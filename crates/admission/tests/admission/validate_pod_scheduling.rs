@@ -123,7 +123,7 @@ async fn dns_config_nameservers_searches_options() {
     let relaxed = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')";
     assert_eq!(
         msg,
-        format!("Pod \"p\" is invalid: [spec.dnsConfig.nameservers: Invalid value: []string{{\"1.1.1.1\", \"8.8.8.8\", \"9.9.9.9\", \"dns.example\"}}: must not have more than 3 nameservers, spec.dnsConfig.nameservers[3]: Invalid value: \"dns.example\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), spec.dnsConfig.searches[0]: Invalid value: \"Bad.Domain\": {relaxed}, spec.dnsConfig.options[1]: Required value: must not be empty]")
+        format!("Pod \"p\" is invalid: [spec.dnsConfig.nameservers: Invalid value: [\"1.1.1.1\",\"8.8.8.8\",\"9.9.9.9\",\"dns.example\"]: must not have more than 3 nameservers, spec.dnsConfig.nameservers[3]: Invalid value: \"dns.example\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), spec.dnsConfig.searches[0]: Invalid value: \"Bad.Domain\": {relaxed}, spec.dnsConfig.options[1]: Required value: must not be empty]")
     );
 }
 
@@ -166,7 +166,7 @@ async fn host_aliases_classes_preemption_overhead() {
     let s = "spec.template.spec";
     assert_eq!(
         msg,
-        format!("Deployment.apps \"web\" is invalid: [{s}.hostAliases[0].ip: Invalid value: \"10.0.0.300\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), {s}.hostAliases[0].hostnames[1]: Invalid value: \"Not_OK\": {SUBDOMAIN}, {s}.priorityClassName: Invalid value: \"High\": {SUBDOMAIN}, {s}.runtimeClassName: Invalid value: \"\": {SUBDOMAIN}, {s}.preemptionPolicy: Unsupported value: \"Sometimes\": supported values: \"PreemptLowerPriority\", \"Never\", {s}.overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0, {s}.overhead.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified, {s}.overhead.limits[gpu]: Invalid value: gpu: must be a standard resource for containers]")
+        format!("Deployment.apps \"web\" is invalid: [{s}.hostAliases[0].ip: Invalid value: \"10.0.0.300\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), {s}.hostAliases[0].hostnames[1]: Invalid value: \"Not_OK\": {SUBDOMAIN}, {s}.priorityClassName: Invalid value: \"High\": {SUBDOMAIN}, {s}.runtimeClassName: Invalid value: \"\": {SUBDOMAIN}, {s}.preemptionPolicy: Unsupported value: \"Sometimes\": supported values: \"PreemptLowerPriority\", \"Never\", {s}.overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0, {s}.overhead.limits[gpu]: Invalid value: \"gpu\": must be a standard resource type or fully qualified, {s}.overhead.limits[gpu]: Invalid value: \"gpu\": must be a standard resource for containers]")
     );
 }
 
@@ -179,7 +179,7 @@ async fn pod_level_resources() {
     .await;
     assert_eq!(
         msg,
-        "Pod \"p\" is invalid: [spec.resources.limits[ephemeral-storage]: Unsupported value: ephemeral-storage: supported values: \"cpu\", \"hugepages-\", \"memory\", spec.resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1, spec.resources.containers[0][cpu].limits: Invalid value: \"2\": must be less than or equal to pod limits of 1]"
+        "Pod \"p\" is invalid: [spec.resources.limits[ephemeral-storage]: Unsupported value: \"ephemeral-storage\": supported values: \"cpu\", \"hugepages-\", \"memory\", spec.resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1, spec.resources.containers[0][cpu].limits: Invalid value: \"2\": must be less than or equal to pod limits of 1]"
     );
 }
 
@@ -294,7 +294,7 @@ async fn resize_policy_rules() {
     let rp = "spec.containers[0].resizePolicy";
     assert_eq!(
         msg,
-        format!("Pod \"p\" is invalid: [{rp}[1]: Duplicate value: cpu, {rp}: Invalid value: \"RestartContainer\": must be 'NotRequired' when `restartPolicy` is 'Never', {rp}: Unsupported value: gpu: supported values: \"cpu\", \"memory\", {rp}: Unsupported value: \"Later\": supported values: \"NotRequired\", \"RestartContainer\", {rp}: Invalid value: \"Later\": must be 'NotRequired' when `restartPolicy` is 'Never']")
+        format!("Pod \"p\" is invalid: [{rp}[1]: Duplicate value: \"cpu\", {rp}: Invalid value: \"RestartContainer\": must be 'NotRequired' when `restartPolicy` is 'Never', {rp}: Unsupported value: \"gpu\": supported values: \"cpu\", \"memory\", {rp}: Unsupported value: \"Later\": supported values: \"NotRequired\", \"RestartContainer\", {rp}: Invalid value: \"Later\": must be 'NotRequired' when `restartPolicy` is 'Never']")
     );
 }
 
@@ -311,7 +311,7 @@ async fn container_resource_names_hugepages_and_extended() {
     let r = "spec.containers[0].resources";
     assert_eq!(
         msg,
-        format!("Pod \"p\" is invalid: [{r}.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi, {r}.limits: Required value: Limit must be set for non overcommitable resources, {r}.requests: Invalid value: \"1\": must be equal to example.com/gpu limit of 2, {r}.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi, {r}.requests[pods]: Invalid value: pods: must be a standard resource for containers, {r}: Forbidden: HugePages require cpu or memory]")
+        format!("Pod \"p\" is invalid: [{r}.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi, {r}.limits: Required value: Limit must be set for non overcommitable resources, {r}.requests: Invalid value: \"1\": must be equal to example.com/gpu limit of 2, {r}.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi, {r}.requests[pods]: Invalid value: \"pods\": must be a standard resource for containers, {r}: Forbidden: HugePages require cpu or memory]")
     );
 }
 

@@ -51,14 +51,14 @@ pub(crate) async fn serve(
     }
     let mut resp = serve_resolved(b, info, verb, ri, query, headers, body, out).await;
     if let Some(w) = super::custom::deprecation_warning(info) {
-        add_warnings(&mut resp, &[w]);
+        crate::http_util::prepend_warnings(&mut resp, &[w]);
         deprecated_requested(info, ri, "");
     }
     let builtin = info.custom.is_none().then(|| {
         keelson_registry::lifecycle::builtin_deprecation(&info.group, &info.version, &info.plural)
     });
     if let Some(d) = builtin.flatten() {
-        add_warnings(&mut resp, &[d.warning()]);
+        crate::http_util::prepend_warnings(&mut resp, &[d.warning()]);
         deprecated_requested(info, ri, &d.removed_release());
     }
     resp

@@ -4,8 +4,10 @@ mod annotations;
 mod container;
 mod container_extra;
 mod pod_resources;
+mod resource_claims;
 mod scheduling;
 mod security;
+mod topology;
 
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
@@ -15,12 +17,18 @@ use super::{Path, Write};
 
 /// Options of one pod spec validation (kube's `PodValidationOptions`).
 #[derive(Clone, Copy, Default)]
-pub(crate) struct PodOpts {
+pub(crate) struct PodOpts<'a> {
     /// The spec is a Pod's, not a template's (`ResourceIsPod`).
     pub resource_is_pod: bool,
     /// `seLinuxChangePolicy: MountOption` is allowed (the stored pod has a
     /// policy; the `SELinuxMount` gate is off in 1.34).
     pub any_selinux_change_policy: bool,
+    /// The pod's labels on Pod create: kube's `PrepareForCreate` merges
+    /// the `matchLabelKeys`/`mismatchLabelKeys` the pod carries into the
+    /// affinity and topology spread selectors before validating, which the
+    /// "exists in both" rules then see. Keelson does not store the merged
+    /// selectors; it only validates as if they were there.
+    pub merge_labels: Option<&'a Map<String, Value>>,
 }
 
 /// The errors of one object of this group's `kind`; none for kinds
@@ -62,6 +70,7 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
             .old()
             .and_then(|o| o.pointer("/spec/securityContext/seLinuxChangePolicy"))
             .is_some_and(|v| !v.is_null()),
+        merge_labels: None,
     };
     if let Some(old) = w.old() {
         if !w.subresource.is_empty() {
@@ -89,6 +98,11 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         &Path::new("metadata").child("annotations"),
         false,
     );
+    // Without labels nothing is merged, as if not merging at all.
+    let opts = PodOpts {
+        merge_labels: obj.get("metadata").and_then(|m| obj_of(m, "labels")),
+        ..opts
+    };
     errs.extend(validate_pod_spec(spec, &Path::new("spec"), w, opts));
     errs.extend(scheduling::pod_create(spec));
     errs.extend(security::pod_create_annotations(obj));
@@ -140,9 +154,13 @@ pub(crate) fn validate_pod_spec(
     spec: &Value,
     path: &Path,
     w: Write<'_>,
-    opts: PodOpts,
+    opts: PodOpts<'_>,
 ) -> Vec<FieldError> {
     let (vols, mut errs) = validate_volumes(list_of(spec, "volumes"), &path.child("volumes"));
+    errs.extend(resource_claims::pod_resource_claims(
+        spec,
+        &path.child("resourceClaims"),
+    ));
     let ctx = container_extra::SpecCtx::of(spec, w.allow_privileged);
     errs.extend(container::validate_containers(
         list_of(spec, "containers"),
@@ -157,12 +175,12 @@ pub(crate) fn validate_pod_spec(
         &ctx,
         &path.child("initContainers"),
     ));
+    errs.extend(scheduling::after_init_containers(spec, &vols, &ctx, path));
     errs.extend(security::host_network_deps(
         spec,
         path,
         opts.resource_is_pod,
     ));
-    errs.extend(scheduling::after_init_containers(spec, &vols, &ctx, path));
     errs.extend(one_of(
         spec.get("restartPolicy"),
         &path.child("restartPolicy"),
@@ -182,10 +200,11 @@ pub(crate) fn validate_pod_spec(
         path,
         opts.any_selinux_change_policy,
     ));
-    errs.extend(scheduling::affinity_to_gates(spec, path));
-    errs.extend(validate_topology_spread(
+    errs.extend(scheduling::affinity_to_gates(spec, path, opts.merge_labels));
+    errs.extend(topology::topology_spread(
         list_of(spec, "topologySpreadConstraints"),
         &path.child("topologySpreadConstraints"),
+        opts.merge_labels,
     ));
     errs.extend(security::windows_host_process_pod(
         spec,
@@ -523,7 +542,7 @@ fn validate_rc_spec(spec: &Value, path: &Path, w: Write<'_>) -> Vec<FieldError> 
                 labels.map_or(Value::Null, |l| {
                     super::util::go_map(&Value::Object(l.clone()))
                 }),
-                "selector does not match template labels",
+                "`selector` does not match template `labels`",
             ));
         }
     }
@@ -575,46 +594,6 @@ pub(crate) fn with_claim_volumes(template: &Value, sts_spec: &Value) -> Value {
     }
     spec.insert("volumes".into(), Value::Array(vols));
     t
-}
-
-/// kube's `validateTopologySpreadConstraints`: maxSkew, topologyKey and
-/// whenUnsatisfiable (the repeat, minDomains and matchLabelKeys rules are
-/// left out).
-fn validate_topology_spread(cs: &[Value], path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    for (i, c) in cs.iter().enumerate() {
-        let ip = path.index(i);
-        let skew = int_of(c, "maxSkew").unwrap_or(0);
-        if skew <= 0 {
-            errs.push(FieldError::invalid(
-                ip.child("maxSkew").as_str(),
-                skew,
-                "must be greater than zero",
-            ));
-        }
-        let key = str_of(c, "topologyKey");
-        if key.is_empty() {
-            errs.push(FieldError::required(
-                ip.child("topologyKey").as_str(),
-                "can not be empty",
-            ));
-        } else {
-            errs.extend(super::util::invalid_all(
-                keelson_apimachinery::names::is_qualified_name(key),
-                &ip.child("topologyKey"),
-                key,
-            ));
-        }
-        let when = str_of(c, "whenUnsatisfiable");
-        if when != "DoNotSchedule" && when != "ScheduleAnyway" {
-            errs.push(FieldError::not_supported(
-                ip.child("whenUnsatisfiable").as_str(),
-                when,
-                &["DoNotSchedule", "ScheduleAnyway"],
-            ));
-        }
-    }
-    errs
 }
 
 /// kube's `ValidatePodStatusUpdate` (after the strategy kept the stored

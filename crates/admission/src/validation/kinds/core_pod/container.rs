@@ -172,6 +172,7 @@ pub(super) fn container_common(
     errs.extend(extra::resources(
         c.get("resources").unwrap_or(&Value::Null),
         extra::Names::Container,
+        &ctx.claims,
         &p.child("resources"),
     ));
     errs.extend(extra::resize_policy(c, ctx, &p.child("resizePolicy")));

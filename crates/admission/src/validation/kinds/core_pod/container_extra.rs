@@ -8,7 +8,7 @@ use keelson_apimachinery::{FieldError, FieldErrorKind};
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{Map, Value};
 
-use super::super::util::{duplicate, int_of, invalid_all, list_of, obj_of, raw_value, str_of};
+use super::super::util::{duplicate, int_of, invalid_all, list_of, obj_of, str_of};
 use super::super::Path;
 
 /// What the container rules need from the pod spec around them.
@@ -21,6 +21,9 @@ pub(crate) struct SpecCtx<'a> {
     pub volumes: &'a [Value],
     /// The pod's `hostUsers` and the server's `--allow-privileged`.
     pub sec: super::security::ContainerCtx,
+    /// The non-empty names of the pod's `resourceClaims`, sorted (kube's
+    /// `gatherPodResourceClaimNames`).
+    pub claims: Vec<String>,
 }
 
 impl<'a> SpecCtx<'a> {
@@ -32,6 +35,7 @@ impl<'a> SpecCtx<'a> {
             grace: int_of(spec, "terminationGracePeriodSeconds"),
             restart_policy: str_of(spec, "restartPolicy"),
             volumes: list_of(spec, "volumes"),
+            claims: super::resource_claims::pod_claim_names(spec),
         }
     }
 }
@@ -51,16 +55,22 @@ fn not_found(path: &Path, value: &str, detail: &str) -> FieldError {
     }
 }
 
-/// An error whose value is a `core.ResourceName`: Go prints it through its
-/// `String()`, unquoted (`Invalid value: gpu: ...`).
+/// An error whose value is a `core.ResourceName`. apimachinery 1.34's
+/// `ErrorBody` prints a named string type through `json.Marshal`, quoted
+/// like a plain string (`Invalid value: "gpu": ...`); the unquoted
+/// `String()` form was 1.33's.
 fn bare(kind: FieldErrorKind, path: &Path, name: &str, detail: &str) -> FieldError {
-    raw_value(kind, path, name, detail)
+    FieldError {
+        kind,
+        field: path.as_str().to_string(),
+        value: Some(Value::String(name.to_string())),
+        detail: detail.to_string(),
+    }
 }
 
-/// `Unsupported value` of a `core.ResourceName` (unquoted, see [`bare`]).
+/// `Unsupported value` of a `core.ResourceName` (quoted, see [`bare`]).
 fn bare_not_supported(path: &Path, name: &str, supported: &[&str]) -> FieldError {
-    let detail = FieldError::not_supported(path.as_str(), name, supported).detail;
-    bare(FieldErrorKind::NotSupported, path, name, &detail)
+    FieldError::not_supported(path.as_str(), name, supported)
 }
 
 /// kube's `NameIsDNSSubdomain(name, prefix=true)`: a trailing `-` is allowed.
@@ -427,17 +437,13 @@ fn check_name(names: Names, name: &str, path: &Path) -> Vec<FieldError> {
                         "must be a standard resource for containers",
                     ));
                 }
-            } else if !is_native(name) {
-                let extended = !name.starts_with("requests.")
-                    && is_qualified_name(&format!("requests.{name}")).is_empty();
-                if !extended {
-                    errs.push(bare(
-                        FieldErrorKind::Invalid,
-                        path,
-                        name,
-                        "doesn't follow extended resource name standard",
-                    ));
-                }
+            } else if !is_native(name) && !is_extended(name) {
+                errs.push(bare(
+                    FieldErrorKind::Invalid,
+                    path,
+                    name,
+                    "doesn't follow extended resource name standard",
+                ));
             }
         }
         Names::Pod => {
@@ -503,9 +509,68 @@ pub(super) fn sorted(m: Option<&Map<String, Value>>) -> Vec<(&String, &Value)> {
     v
 }
 
+/// kube's `integerResources` (`helper.IsIntegerResourceName`, with the
+/// extended resources).
+const INTEGER_RESOURCES: &[&str] = &[
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// `helper.IsExtendedResourceName`: outside `kubernetes.io/`, not
+/// `requests.`-prefixed, and a qualified name once `requests.` is prepended.
+pub(crate) fn is_extended(name: &str) -> bool {
+    !is_native(name)
+        && !name.starts_with("requests.")
+        && is_qualified_name(&format!("requests.{name}")).is_empty()
+}
+
+/// kube's `ValidateResourceQuantityValue` of `v` for resource `name` at
+/// `path`: not negative, and a whole number for integer resources
+/// (`MilliValue() % 1000 == 0`). The integer error's value is the
+/// `resource.Quantity` itself, which 1.34 prints as its JSON: the
+/// canonical string, quoted.
+fn quantity_value(name: &str, v: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let q = quantity(v);
+    if q.as_ref().is_some_and(|q| q.is_negative()) {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            canonical(v).as_str(),
+            "must be greater than or equal to 0",
+        ));
+    }
+    if INTEGER_RESOURCES.contains(&name) || is_extended(name) {
+        // `MilliValue()` rounds up to a whole milli-unit.
+        let milli = q
+            .and_then(|q| q.nanos())
+            .map(|n| -(-n).div_euclid(1_000_000));
+        if milli.is_some_and(|m| m % 1000 != 0) {
+            errs.push(FieldError::invalid(
+                path.as_str(),
+                canonical(v).as_str(),
+                "must be an integer",
+            ));
+        }
+    }
+    errs
+}
+
 /// kube's `validateResourceRequirements` of `r` at `path` (each map in
-/// resource-name order; kube walks Go maps in random order).
-pub(crate) fn resources(r: &Value, names: Names, path: &Path) -> Vec<FieldError> {
+/// resource-name order; kube walks Go maps in random order), with
+/// `validateResourceClaimNames` of its `claims` against `pod_claims`.
+pub(crate) fn resources(
+    r: &Value,
+    names: Names,
+    pod_claims: &[String],
+    path: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let (lp, rp) = (path.child("limits"), path.child("requests"));
     let limits = obj_of(r, "limits");
@@ -513,13 +578,7 @@ pub(crate) fn resources(r: &Value, names: Names, path: &Path) -> Vec<FieldError>
     for (k, v) in sorted(limits) {
         let kp = lp.key(k);
         errs.extend(check_name(names, k, &kp));
-        if quantity(v).is_some_and(|q| q.is_negative()) {
-            errs.push(FieldError::invalid(
-                kp.as_str(),
-                canonical(v).as_str(),
-                "must be greater than or equal to 0",
-            ));
-        }
+        errs.extend(quantity_value(k, v, &kp));
         if is_huge_pages(k) {
             huge = true;
             errs.extend(huge_page_value(k, v, &kp));
@@ -530,13 +589,7 @@ pub(crate) fn resources(r: &Value, names: Names, path: &Path) -> Vec<FieldError>
         let kp = rp.key(k);
         errs.extend(check_name(names, k, &kp));
         let q = canonical(v);
-        if quantity(v).is_some_and(|q| q.is_negative()) {
-            errs.push(FieldError::invalid(
-                kp.as_str(),
-                q.as_str(),
-                "must be greater than or equal to 0",
-            ));
-        }
+        errs.extend(quantity_value(k, v, &kp));
         match limits.and_then(|l| l.get(k)) {
             Some(l) => {
                 let order = quantity(v).zip(quantity(l)).map(|(a, b)| a.cmp_to(&b));
@@ -573,6 +626,11 @@ pub(crate) fn resources(r: &Value, names: Names, path: &Path) -> Vec<FieldError>
             "HugePages require cpu or memory",
         ));
     }
+    errs.extend(super::resource_claims::claim_refs(
+        list_of(r, "claims"),
+        pod_claims,
+        &path.child("claims"),
+    ));
     errs
 }
 

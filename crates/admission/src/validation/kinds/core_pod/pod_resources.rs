@@ -89,7 +89,12 @@ pub(super) fn pod_resources(spec: &Value, path: &Path) -> Vec<FieldError> {
             "claims cannot be set for Resources at pod-level",
         ));
     }
-    errs.extend(resources(r, Names::Pod, path));
+    errs.extend(resources(
+        r,
+        Names::Pod,
+        &super::resource_claims::pod_claim_names(spec),
+        path,
+    ));
     let pod_reqs = obj_of(r, "requests");
     for (k, (n, f)) in aggregate(spec) {
         let Some(pr) = pod_reqs.and_then(|m| m.get(&k)) else {

@@ -3,26 +3,27 @@
 //! `validateSchedulingGates`, `ValidateHostAliases`, priority and runtime
 //! class names, `preemptionPolicy`, `overhead`) and the ephemeral-container
 //! and pod-level resource calls that sit between the containers and
-//! `restartPolicy` in `ValidatePodSpec`.
+//! `validatePodHostNetworkDeps` in `ValidatePodSpec`.
 
 use keelson_apimachinery::names::{is_dns1123_label, is_qualified_name, is_valid_label_value};
-use keelson_apimachinery::{FieldError, FieldErrorKind};
+use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
 use super::super::util::{
-    dns1123_subdomain, duplicate, int_of, invalid_all, list_of, obj_of, raw_value, str_of,
-    validate_label_selector,
+    dns1123_subdomain, duplicate, int_of, invalid_all, list_of, str_of, validate_label_selector,
 };
 use super::super::Path;
 use super::container_extra::{self as extra, SpecCtx};
+use super::topology;
 
 /// `obj[key]` when it is an object.
 fn object<'a>(obj: &'a Value, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| v.is_object())
 }
 
-/// The calls between `validateInitContainers` and `validateRestartPolicy`:
-/// `validateEphemeralContainers`, then `validatePodResources`.
+/// The calls between `validateInitContainers` and
+/// `validatePodHostNetworkDeps`: `validateEphemeralContainers`, then
+/// `validatePodResources`.
 pub(super) fn after_init_containers(
     spec: &Value,
     vols: &[String],
@@ -38,11 +39,17 @@ pub(super) fn after_init_containers(
 }
 
 /// The calls from `validateAffinity` to `validateSchedulingGates`, in
-/// kube's order (they follow the security context and image pull secrets).
-pub(super) fn affinity_to_gates(spec: &Value, path: &Path) -> Vec<FieldError> {
+/// kube's order (they follow the security context and image pull secrets);
+/// `labels`: the pod's labels when its strategy merges label keys (Pod
+/// create).
+pub(super) fn affinity_to_gates(
+    spec: &Value,
+    path: &Path,
+    labels: Option<&serde_json::Map<String, Value>>,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(a) = object(spec, "affinity") {
-        errs.extend(affinity(a, &path.child("affinity")));
+        errs.extend(affinity(a, &path.child("affinity"), labels));
     }
     errs.extend(dns_config(spec, &path.child("dnsConfig")));
     for (i, g) in list_of(spec, "readinessGates").iter().enumerate() {
@@ -99,6 +106,7 @@ pub(super) fn after_tolerations(spec: &Value, path: &Path) -> Vec<FieldError> {
         errs.extend(extra::resources(
             &r,
             extra::Names::Container,
+            &[],
             &path.child("overhead"),
         ));
     }
@@ -160,13 +168,14 @@ fn ip(s: &str, path: &Path) -> Vec<FieldError> {
     }
 }
 
-/// Go's `%#v` of a `[]string`.
-fn go_strings(list: &[Value]) -> String {
-    let items: Vec<String> = list
-        .iter()
-        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
-        .collect();
-    format!("[]string{{{}}}", items.join(", "))
+/// A `[]string` error value as apimachinery 1.34 prints it: its JSON
+/// (`["a","b"]`).
+fn json_strings(list: &[Value]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|v| Value::String(v.as_str().unwrap_or("").to_string()))
+            .collect(),
+    )
 }
 
 /// kube's `IsDNS1123SubdomainWithUnderscore` (relaxed search names, on in
@@ -220,10 +229,9 @@ fn dns_config(spec: &Value, path: &Path) -> Vec<FieldError> {
     let ns = list_of(c, "nameservers");
     let np = path.child("nameservers");
     if ns.len() > 3 {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            &np,
-            &go_strings(ns),
+        errs.push(FieldError::invalid(
+            np.as_str(),
+            json_strings(ns),
             "must not have more than 3 nameservers",
         ));
     }
@@ -233,19 +241,17 @@ fn dns_config(spec: &Value, path: &Path) -> Vec<FieldError> {
     let searches = list_of(c, "searches");
     let sp = path.child("searches");
     if searches.len() > 32 {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            &sp,
-            &go_strings(searches),
+        errs.push(FieldError::invalid(
+            sp.as_str(),
+            json_strings(searches),
             "must not have more than 32 search paths",
         ));
     }
     let joined: Vec<&str> = searches.iter().map(|s| s.as_str().unwrap_or("")).collect();
     if joined.join(" ").len() > 2048 {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            &sp,
-            &go_strings(searches),
+        errs.push(FieldError::invalid(
+            sp.as_str(),
+            json_strings(searches),
             "must not have more than 2048 characters (including spaces) in the search list",
         ));
     }
@@ -267,7 +273,11 @@ fn dns_config(spec: &Value, path: &Path) -> Vec<FieldError> {
 }
 
 /// kube's `validateAffinity`.
-fn affinity(a: &Value, path: &Path) -> Vec<FieldError> {
+fn affinity(
+    a: &Value,
+    path: &Path,
+    labels: Option<&serde_json::Map<String, Value>>,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(na) = object(a, "nodeAffinity") {
         let np = path.child("nodeAffinity");
@@ -302,7 +312,7 @@ fn affinity(a: &Value, path: &Path) -> Vec<FieldError> {
             .iter()
             .enumerate()
         {
-            errs.extend(pod_affinity_term(t, &rp.index(i)));
+            errs.extend(pod_affinity_term(t, &rp.index(i), labels));
         }
         let pp = kp.child("preferredDuringSchedulingIgnoredDuringExecution");
         for (i, t) in list_of(pa, "preferredDuringSchedulingIgnoredDuringExecution")
@@ -314,6 +324,7 @@ fn affinity(a: &Value, path: &Path) -> Vec<FieldError> {
             errs.extend(pod_affinity_term(
                 term,
                 &pp.index(i).child("podAffinityTerm"),
+                labels,
             ));
         }
     }
@@ -435,7 +446,11 @@ fn node_selector_term(term: &Value, allow_invalid_values: bool, path: &Path) -> 
 }
 
 /// kube's `validatePodAffinityTerm`.
-fn pod_affinity_term(t: &Value, path: &Path) -> Vec<FieldError> {
+fn pod_affinity_term(
+    t: &Value,
+    path: &Path,
+    labels: Option<&serde_json::Map<String, Value>>,
+) -> Vec<FieldError> {
     let mut errs =
         validate_label_selector(t.get("labelSelector"), false, &path.child("labelSelector"));
     errs.extend(validate_label_selector(
@@ -451,7 +466,7 @@ fn pod_affinity_term(t: &Value, path: &Path) -> Vec<FieldError> {
             ns,
         ));
     }
-    errs.extend(match_label_keys(t, path));
+    errs.extend(match_label_keys(t, path, labels));
     let key = str_of(t, "topologyKey");
     let kp = path.child("topologyKey");
     if key.is_empty() {
@@ -462,57 +477,31 @@ fn pod_affinity_term(t: &Value, path: &Path) -> Vec<FieldError> {
 }
 
 /// kube's `validateMatchLabelKeysAndMismatchLabelKeys` (MatchLabelKeysInPodAffinity
-/// is on in 1.34). Its "exists in both matchLabelKeys and labelSelector"
-/// error is reported at the term's path indexed by the key's position, as
-/// kube reports it.
-fn match_label_keys(t: &Value, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
+/// is on in 1.34) of term `t`; `labels`: the pod's labels on Pod create,
+/// when kube's strategy has merged the keys the pod carries into the
+/// selector (`key In (value)`, then `key NotIn (value)`) before validating,
+/// so a key in both `matchLabelKeys` and the selector is caught.
+fn match_label_keys(
+    t: &Value,
+    path: &Path,
+    labels: Option<&serde_json::Map<String, Value>>,
+) -> Vec<FieldError> {
     let selector = object(t, "labelSelector");
-    let strs = |key: &str| -> Vec<&str> {
-        list_of(t, key)
-            .iter()
-            .map(|v| v.as_str().unwrap_or(""))
-            .collect()
-    };
-    let (matching, mismatching) = (strs("matchLabelKeys"), strs("mismatchLabelKeys"));
-    for (key, keys) in [
-        ("matchLabelKeys", &matching),
-        ("mismatchLabelKeys", &mismatching),
-    ] {
-        if keys.is_empty() {
-            continue;
-        }
-        let kp = path.child(key);
-        if selector.is_none() {
-            errs.push(FieldError::forbidden(
-                kp.as_str(),
-                "must not be specified when labelSelector is not set",
-            ));
-            continue;
-        }
-        for (i, k) in keys.iter().enumerate() {
-            errs.extend(invalid_all(is_qualified_name(k), &kp.index(i), k));
-        }
-    }
+    let matching = topology::strings(t, "matchLabelKeys");
+    let mismatching = topology::strings(t, "mismatchLabelKeys");
+    let mut errs = topology::label_keys(&path.child("matchLabelKeys"), &matching, selector);
+    errs.extend(topology::label_keys(
+        &path.child("mismatchLabelKeys"),
+        &mismatching,
+        selector,
+    ));
     if let Some(sel) = selector {
-        let mut seen: Vec<&str> = obj_of(sel, "matchLabels")
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k.as_str())
-            .collect();
-        for expr in list_of(sel, "matchExpressions") {
-            let key = str_of(expr, "key");
-            if let Some(i) = matching.iter().rposition(|k| *k == key) {
-                if seen.contains(&key) {
-                    errs.push(FieldError::invalid(
-                        path.index(i).as_str(),
-                        key,
-                        "exists in both matchLabelKeys and labelSelector",
-                    ));
-                }
-            }
-            seen.push(key);
+        let mut merged = Vec::new();
+        if !matching.is_empty() || !mismatching.is_empty() {
+            merged = topology::merged_keys(&matching, labels);
+            merged.extend(topology::merged_keys(&mismatching, labels));
         }
+        errs.extend(topology::exists_in_both(path, &matching, sel, &merged));
     }
     for (i, k) in matching.iter().enumerate() {
         if mismatching.contains(k) {
@@ -548,10 +537,12 @@ mod tests {
     }
 
     #[test]
-    fn go_string_lists() {
-        assert_eq!(
-            go_strings(&[Value::from("a"), Value::from("b")]),
-            r#"[]string{"a", "b"}"#
+    fn string_lists_print_as_json() {
+        let e = FieldError::invalid(
+            "x",
+            json_strings(&[Value::from("a"), Value::from("b")]),
+            "m",
         );
+        assert_eq!(e.to_string(), r#"x: Invalid value: ["a","b"]: m"#);
     }
 }
