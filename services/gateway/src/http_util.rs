@@ -114,7 +114,12 @@ pub fn prepend_warnings(r: &mut Response<Body>, warnings: &[String]) {
     // `remove` takes every value of the header.
     r.headers_mut().remove(http::header::WARNING);
     add_warnings(r, warnings);
-    let first: Vec<HeaderValue> = r.headers().get_all(http::header::WARNING).iter().cloned().collect();
+    let first: Vec<HeaderValue> = r
+        .headers()
+        .get_all(http::header::WARNING)
+        .iter()
+        .cloned()
+        .collect();
     for v in later {
         if !first.contains(&v) {
             r.headers_mut().append(http::header::WARNING, v);

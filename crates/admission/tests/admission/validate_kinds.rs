@@ -1364,6 +1364,322 @@ async fn persistent_volume_mistakes() {
     );
 }
 
+fn claim(spec: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "d", "namespace": "default"}, "spec": spec})
+}
+
+const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+#[tokio::test]
+async fn pvc_selector_and_data_sources() {
+    let p = "PersistentVolumeClaim \"d\" is invalid: ";
+    let msg = |spec: Value| message(create("", "persistentvolumeclaims", "default", claim(spec)));
+    // kube's order: accessModes required, the selector, the access modes,
+    // the size, then the data sources; the "must match" value is a Go
+    // `*field.Path`, which kube 1.34 prints as JSON: `{}`.
+    let bad = json!({"accessModes": ["ReadWriteOnce", "ReadWriteOncePod"],
+        "selector": {"matchLabels": {"tier": "gold tier"}, "matchExpressions": [{"key": "zone", "operator": "In"}]},
+        "resources": {"requests": {"storage": "0.5Gi"}},
+        "dataSource": {"kind": "Snapshot", "name": "s"},
+        "dataSourceRef": {"apiGroup": "Snapshots_Group", "kind": "VolumeSnapshot", "name": "s"}});
+    assert_eq!(
+        msg(bad).await,
+        format!("{p}[spec.selector.matchLabels: Invalid value: \"gold tier\": {LABEL_VALUE}, spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes, spec.dataSource: Invalid value: \"Snapshot\": must be 'PersistentVolumeClaim' when referencing the default apiGroup, spec.dataSourceRef.apiGroup: Invalid value: \"Snapshots_Group\": {SUBDOMAIN}, spec: Invalid value: {{}}: must match dataSourceRef]")
+    );
+    // kube's strategy copies a lone source into the other field first.
+    let lone = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+        "dataSource": {"kind": "PersistentVolumeClaim", "name": ""}});
+    assert_eq!(
+        msg(lone).await,
+        format!(
+            "{p}[spec.dataSource.name: Required value, spec.dataSourceRef.name: Required value]"
+        )
+    );
+    // ... and drops a cross-namespace reference (its gate is off in 1.34).
+    let ns = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "-1Gi"}},
+        "dataSource": {"kind": "PersistentVolumeClaim", "name": "src"},
+        "dataSourceRef": {"kind": "PersistentVolumeClaim", "name": "src", "namespace": "Other"},
+        "volumeAttributesClassName": "Gold"});
+    assert_eq!(
+        msg(ns).await,
+        format!("{p}[spec.resources[storage]: Invalid value: \"-1Gi\": must be greater than zero, spec.volumeAttributesClassName: Invalid value: \"Gold\": {SUBDOMAIN}]")
+    );
+    // A stored reference keeps it, and its namespace is checked.
+    let sourced = |ns: Option<&str>| {
+        let mut r = json!({"kind": "PersistentVolumeClaim", "name": "src"});
+        if let Some(ns) = ns {
+            r["namespace"] = json!(ns);
+        }
+        claim(
+            json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+            "dataSource": {"kind": "PersistentVolumeClaim", "name": "src"}, "dataSourceRef": r}),
+        )
+    };
+    assert_eq!(
+        message(update("", "persistentvolumeclaims", "default", sourced(None), sourced(Some("Other")))).await,
+        format!("{p}[spec.dataSourceRef.namespace: Invalid value: \"Other\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec: Invalid value: {{}}: may not be specified when dataSourceRef.namespace is specified, spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims]")
+    );
+    // Matching sources, a snapshot by its group, and an empty class pass.
+    let good = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+        "selector": {"matchLabels": {"tier": "gold"}},
+        "dataSource": {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "s"},
+        "dataSourceRef": {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "s"},
+        "volumeAttributesClassName": ""});
+    // A dataSource of another kind without a reference is dropped.
+    let dropped = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+        "dataSource": {"kind": "Backup", "name": "b"}});
+    let adm = admission().await;
+    for spec in [good, dropped] {
+        if let Err(e) = adm
+            .admit(create("", "persistentvolumeclaims", "default", claim(spec)))
+            .await
+        {
+            panic!("refused: {}", e.message);
+        }
+    }
+}
+
+fn claim_with(spec: Value, status: Value, annotations: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "d", "namespace": "default", "annotations": annotations},
+        "spec": spec, "status": status})
+}
+
+#[tokio::test]
+async fn pvc_update_rules() {
+    let p = "PersistentVolumeClaim \"d\" is invalid: ";
+    const SPEC: &str = "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims";
+    let spec = |size: &str, extra: Value| {
+        let mut s =
+            json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}});
+        for (k, v) in extra.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        s
+    };
+    let pending = json!({"phase": "Pending"});
+    let bound = json!({"phase": "Bound", "capacity": {"storage": "10Gi"}});
+    let up = |old: Value, new: Value| update("", "persistentvolumeclaims", "default", old, new);
+    let passes = |req: AdmissionRequest| async move {
+        let adm = admission().await;
+        if let Err(e) = adm.admit(req).await {
+            panic!("refused: {}", e.message);
+        }
+    };
+    // A class may be set where there was none; quantities compare by value.
+    passes(up(
+        claim_with(spec("1Gi", json!({})), pending.clone(), json!({})),
+        claim_with(
+            spec("1024Mi", json!({"storageClassName": "fast"})),
+            pending.clone(),
+            json!({}),
+        ),
+    ))
+    .await;
+    // The beta annotation may become the field, but not change.
+    let ann = |c: &str| json!({"volume.beta.kubernetes.io/storage-class": c});
+    passes(up(
+        claim_with(spec("1Gi", json!({})), pending.clone(), ann("gold")),
+        claim_with(
+            spec("1Gi", json!({"storageClassName": "gold"})),
+            pending.clone(),
+            ann("gold"),
+        ),
+    ))
+    .await;
+    assert_eq!(
+        message(up(
+            claim_with(spec("1Gi", json!({})), pending.clone(), ann("gold")),
+            claim_with(spec("1Gi", json!({"storageClassName": "silver"})), pending.clone(), ann("silver")),
+        ))
+        .await,
+        format!("{p}[metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: \"silver\": field is immutable, {SPEC}]")
+    );
+    // Bound claims may shrink down to above their capacity
+    // (RecoverVolumeExpansionFailure, GA in 1.34), not below it.
+    let big = claim_with(spec("20Gi", json!({})), bound.clone(), json!({}));
+    passes(up(
+        big.clone(),
+        claim_with(spec("15Gi", json!({})), bound.clone(), json!({})),
+    ))
+    .await;
+    assert_eq!(
+        message(up(big.clone(), claim_with(spec("10Gi", json!({})), bound.clone(), json!({})))).await,
+        format!("{p}spec.resources.requests.storage: Forbidden: field can not be less than status.capacity")
+    );
+    // An unbound claim's size and class of volume attributes are fixed.
+    assert_eq!(
+        message(up(
+            claim_with(
+                spec("1Gi", json!({"volumeAttributesClassName": "a"})),
+                pending.clone(),
+                json!({})
+            ),
+            claim_with(
+                spec("1Gi", json!({"volumeAttributesClassName": "b"})),
+                pending.clone(),
+                json!({})
+            ),
+        ))
+        .await,
+        format!("{p}{SPEC}")
+    );
+    // A bound claim's may change, but not be removed or emptied.
+    let vac = |c: Value| {
+        claim_with(
+            spec("10Gi", json!({"volumeAttributesClassName": c})),
+            bound.clone(),
+            json!({}),
+        )
+    };
+    passes(up(vac(json!("a")), vac(json!("b")))).await;
+    assert_eq!(
+        message(up(vac(json!("a")), vac(Value::Null))).await,
+        format!("{p}[{SPEC}, spec.volumeAttributesClassName: Forbidden: update from non-nil value to nil is forbidden]")
+    );
+    assert_eq!(
+        message(up(vac(json!("a")), vac(json!("")))).await,
+        format!("{p}spec.volumeAttributesClassName: Forbidden: update from non-nil value to an empty string is forbidden")
+    );
+    // The volume mode is reported twice, as kube does.
+    assert_eq!(
+        message(up(
+            claim_with(
+                spec("1Gi", json!({"volumeMode": "Filesystem"})),
+                pending.clone(),
+                json!({})
+            ),
+            claim_with(
+                spec("1Gi", json!({"volumeMode": "Block"})),
+                pending.clone(),
+                json!({})
+            ),
+        ))
+        .await,
+        format!("{p}[{SPEC}, volumeMode: Invalid value: \"Block\": field is immutable]")
+    );
+}
+
+#[tokio::test]
+async fn persistent_volume_affinity_and_attributes_class() {
+    let p = "PersistentVolume \"pv-1\" is invalid: ";
+    let base = |extra: Value| {
+        let mut s = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}});
+        for (k, v) in extra.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        s
+    };
+    let terms = json!({"required": {"nodeSelectorTerms": [{
+        "matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "Near", "values": ["n 1"]}],
+        "matchFields": [{"key": "metadata.uid", "operator": "In", "values": ["a", "b"]}]}]}});
+    assert_eq!(
+        message(pv(base(json!({"local": {"path": "/mnt"}, "nodeAffinity": terms})))).await,
+        format!("{p}[spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: \"Near\": not a valid selector operator, spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"n 1\": {LABEL_VALUE}, spec.nodeAffinity.required.nodeSelectorTerms[0].matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector, spec.nodeAffinity.required.nodeSelectorTerms[0].matchFields[0].key: Invalid value: \"metadata.uid\": not a valid field selector key]")
+    );
+    // Any affinity counts for a local volume; its `required` is required.
+    assert_eq!(
+        message(pv(base(
+            json!({"local": {"path": "/mnt"}, "nodeAffinity": {}})
+        )))
+        .await,
+        format!(
+            "{p}spec.nodeAffinity.required: Required value: must specify required node constraints"
+        )
+    );
+    assert_eq!(
+        message(pv(base(json!({"hostPath": {"path": "/d"}, "nodeAffinity": {"required": {"nodeSelectorTerms": []}}})))).await,
+        format!("{p}spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least one node selector term")
+    );
+    // The common sources' own fields.
+    assert_eq!(
+        message(pv(base(json!({"hostPath": {"path": "/data/../etc", "type": "Pipe"}})))).await,
+        format!("{p}[spec.hostPath.path: Invalid value: \"/data/../etc\": must not contain '..', spec.hostPath.type: Unsupported value: \"Pipe\": supported values: \"\", \"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", \"FileOrCreate\", \"Socket\"]")
+    );
+    assert_eq!(
+        message(pv(base(
+            json!({"nfs": {"server": "nfs.example.com", "path": "exports/a"}})
+        )))
+        .await,
+        format!("{p}spec.nfs.path: Invalid value: \"exports/a\": must be an absolute path")
+    );
+    assert_eq!(
+        message(pv(base(json!({"gcePersistentDisk": {"pdName": "d", "partition": 256}})))).await,
+        format!("{p}spec.persistentDisk.partition: Invalid value: 256: must be between 1 and 255, inclusive")
+    );
+    assert_eq!(
+        message(pv(base(json!({"csi": {"driver": "CSI_Driver", "volumeHandle": "h",
+            "nodePublishSecretRef": {"name": "s"}}})))).await,
+        format!("{p}[spec.csi.driver: Invalid value: \"CSI_Driver\": {SUBDOMAIN}, spec.csi.nodePublishSecretRef.namespace: Required value]")
+    );
+    // `path.Clean` decides whether a hostPath is `/`.
+    assert_eq!(
+        message(pv(base(json!({"hostPath": {"path": "/tmp/.."}, "persistentVolumeReclaimPolicy": "Recycle"})))).await,
+        format!("{p}[spec.hostPath.path: Invalid value: \"/tmp/..\": must not contain '..', spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/']")
+    );
+    assert_eq!(
+        message(pv(base(json!({"hostPath": {"path": "/d"}, "volumeAttributesClassName": ""})))).await,
+        format!("{p}[spec.volumeAttributesClassName: Required value: an empty string is disallowed, spec.csi: Required value: has to be specified when using volumeAttributesClassName]")
+    );
+}
+
+#[tokio::test]
+async fn persistent_volume_update_rules() {
+    let p = "PersistentVolume \"pv-1\" is invalid: ";
+    let vol = |spec: Value| {
+        let mut s = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}});
+        for (k, v) in spec.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"}, "spec": s})
+    };
+    let up = |old: Value, new: Value| update("", "persistentvolumes", "", old, new);
+    let passes = |req: AdmissionRequest| async move {
+        let adm = admission().await;
+        if let Err(e) = adm.admit(req).await {
+            panic!("refused: {}", e.message);
+        }
+    };
+    // The source is fixed (kube appends a diff to this sentence).
+    assert_eq!(
+        message(up(vol(json!({"hostPath": {"path": "/data"}})), vol(json!({"hostPath": {"path": "/other"}})))).await,
+        format!("{p}spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation")
+    );
+    // ... but a CSI volume may get a controllerExpandSecretRef, and a
+    // volume without node affinity may get one.
+    let csi = json!({"driver": "csi.example.com", "volumeHandle": "h-1"});
+    let mut with_ref = csi.clone();
+    with_ref["controllerExpandSecretRef"] = json!({"name": "s", "namespace": "kube-system"});
+    passes(up(vol(json!({"csi": csi})), vol(json!({"csi": with_ref})))).await;
+    let zone = |key: &str, value: &str| json!({"required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}]}});
+    let beta = "failure-domain.beta.kubernetes.io/zone";
+    let ga = "topology.kubernetes.io/zone";
+    let with_affinity = |a: Value| vol(json!({"csi": csi, "nodeAffinity": a}));
+    passes(up(vol(json!({"csi": csi})), with_affinity(zone(beta, "a")))).await;
+    // A beta label may become its GA name; nothing else may change.
+    passes(up(
+        with_affinity(zone(beta, "a")),
+        with_affinity(zone(ga, "a")),
+    ))
+    .await;
+    assert_eq!(
+        message(up(with_affinity(zone(beta, "a")), with_affinity(zone(ga, "b")))).await,
+        format!("{p}nodeAffinity: Invalid value: {{\"Required\":{{\"NodeSelectorTerms\":[{{\"MatchExpressions\":[{{\"Key\":\"topology.kubernetes.io/zone\",\"Operator\":\"In\",\"Values\":[\"b\"]}}],\"MatchFields\":null}}]}}}}: field is immutable, except for updating from beta label to GA")
+    );
+    assert_eq!(
+        message(up(with_affinity(zone(ga, "a")), vol(json!({"csi": csi})))).await,
+        format!("{p}nodeAffinity: Invalid value: null: field is immutable, except for updating from beta label to GA")
+    );
+    // The class of volume attributes may change but not be removed.
+    let classed = |c: &str| vol(json!({"csi": csi, "volumeAttributesClassName": c}));
+    passes(up(classed("gold"), classed("silver"))).await;
+    assert_eq!(
+        message(up(classed("gold"), vol(json!({"csi": csi})))).await,
+        format!("{p}spec.volumeAttributesClassName: Forbidden: update from non-nil value to nil is forbidden")
+    );
+}
+
 /// A self-signed certificate's PEM; a CA when `ca`.
 fn cert_pem(ca: bool) -> String {
     let key = rcgen::KeyPair::generate().unwrap();

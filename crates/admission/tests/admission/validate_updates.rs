@@ -106,7 +106,7 @@ async fn namespace_and_pvc_status_updates() {
     };
     assert_eq!(
         message(status("", "persistentvolumeclaims", "default", pvc("1Gi"), pvc("-1.5"))).await,
-        "PersistentVolumeClaim \"c\" is invalid: status.capacity[storage]: Invalid value: -1: must be a valid resource quantity"
+        "PersistentVolumeClaim \"c\" is invalid: status.capacity[storage]: Invalid value: -2: must be a valid resource quantity"
     );
     passes(status(
         "",
@@ -174,6 +174,79 @@ async fn resource_quota_and_limit_range_rules() {
         message(create("", "limitranges", "default", lr)).await,
         "LimitRange \"l\" is invalid: [spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod', spec.limits[1].type: Duplicate value: \"Pod\", spec.limits[2].limits: Required value: either minimum or maximum storage value is required, but neither was provided, spec.limits[3].type: Invalid value: \"Nodes\": must be a standard limit type or fully qualified]"
     );
+}
+
+#[tokio::test]
+async fn limit_range_comparisons() {
+    let lr = |limits: Value| {
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "l", "namespace": "default"},
+            "spec": {"limits": limits}})
+    };
+    // Per resource (in name order; kube: Go map order) and in kube's order
+    // of checks; a Container limit's default and defaultRequest are first
+    // defaulted from max and min. The bad value is the canonical quantity
+    // (`default` reports the min or max value, as kube does).
+    let bad = lr(json!([
+        {"type": "Container",
+         "max": {"cpu": "1", "memory": "1Gi"}, "min": {"cpu": "2", "memory": "512Mi"},
+         "default": {"memory": "2048Mi", "example.com/gpu": "2"},
+         "defaultRequest": {"memory": "256Mi", "example.com/gpu": "1"},
+         "maxLimitRequestRatio": {"cpu": "500m", "memory": "4"}},
+        {"type": "Pod", "max": {"cpu": "2"}, "min": {"cpu": "3"}, "maxLimitRequestRatio": {"cpu": "2"}},
+        {"type": "PersistentVolumeClaim", "min": {"storage": "10Gi"}, "max": {"storage": "5Gi"}}]));
+    assert_eq!(
+        message(create("", "limitranges", "default", bad)).await,
+        "LimitRange \"l\" is invalid: [\
+spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1, \
+spec.limits[0].defaultRequest[cpu]: Invalid value: \"1\": min value 2 is greater than default request value 1, \
+spec.limits[0].default[cpu]: Invalid value: \"2\": min value 2 is greater than default value 1, \
+spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"500m\": ratio 500m is less than 1, \
+spec.limits[0].defaultRequest[example.com/gpu]: Invalid value: \"1\": default value 2 must equal to defaultRequest value 1 in example.com/gpu, \
+spec.limits[0].defaultRequest[memory]: Invalid value: \"256Mi\": min value 512Mi is greater than default request value 256Mi, \
+spec.limits[0].default[memory]: Invalid value: \"1Gi\": default value 2Gi is greater than max value 1Gi, \
+spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: \"4\": ratio 4 is greater than max/min = 2.000000, \
+spec.limits[1].min[cpu]: Invalid value: \"3\": min value 3 is greater than max value 2, \
+spec.limits[1].maxLimitRequestRatio[cpu]: Invalid value: \"2\": ratio 2 is greater than max/min = 0.666667, \
+spec.limits[2].min[storage]: Invalid value: \"10Gi\": min value 10Gi is greater than max value 5Gi]"
+    );
+    let request_over_default = lr(json!([{"type": "Container",
+        "default": {"cpu": "500m"}, "defaultRequest": {"cpu": "800m"}, "max": {"cpu": "0.7"}}]));
+    assert_eq!(
+        message(create("", "limitranges", "default", request_over_default)).await,
+        "LimitRange \"l\" is invalid: [spec.limits[0].defaultRequest[cpu]: Invalid value: \"800m\": default request value 800m is greater than max value 700m, spec.limits[0].defaultRequest[cpu]: Invalid value: \"800m\": default request value 800m is greater than default limit value 500m]"
+    );
+    // A ratio within max/min, and equal hugepages defaults, pass.
+    let good = lr(
+        json!([{"type": "Container", "min": {"cpu": "100m"}, "max": {"cpu": "250m"},
+        "maxLimitRequestRatio": {"cpu": "2.5"},
+        "default": {"hugepages-2Mi": "4Mi"}, "defaultRequest": {"hugepages-2Mi": "4Mi"}}]),
+    );
+    passes(create("", "limitranges", "default", good)).await;
+}
+
+#[tokio::test]
+async fn pvc_status_resize_fields() {
+    let pvc = |status: Value| {
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "c", "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+        "status": status})
+    };
+    let old = pvc(json!({"phase": "Bound", "capacity": {"storage": "1Gi"}}));
+    // RecoverVolumeExpansionFailure is GA in 1.34: the allocated resources
+    // and their resize statuses are checked (kube names the status map
+    // `allocatedResourceStatus` and reports its key).
+    let bad = pvc(json!({"phase": "Bound", "capacity": {"storage": "-500m"},
+        "allocatedResourceStatuses": {"storage": "Resizing"},
+        "allocatedResources": {"cpu": "1", "storage": "-1"}}));
+    assert_eq!(
+        message(status("", "persistentvolumeclaims", "default", old.clone(), bad)).await,
+        "PersistentVolumeClaim \"c\" is invalid: [status.capacity[storage]: Invalid value: -1: must be a valid resource quantity, status.allocatedResourceStatus: Unsupported value: \"storage\": supported values: \"ControllerResizeInProgress\", \"ControllerResizeInfeasible\", \"NodeResizeInProgress\", \"NodeResizeInfeasible\", \"NodeResizePending\", status.allocatedResources: Unsupported value: \"cpu\": supported values: \"storage\", status.allocatedResources[storage]: Invalid value: -1: must be a valid resource quantity]"
+    );
+    let good = pvc(json!({"phase": "Bound", "capacity": {"storage": "1Gi"},
+        "allocatedResourceStatuses": {"storage": "ControllerResizeInProgress"},
+        "allocatedResources": {"storage": "2Gi"}}));
+    passes(status("", "persistentvolumeclaims", "default", old, good)).await;
 }
 
 fn webhook(hook: Value) -> Value {

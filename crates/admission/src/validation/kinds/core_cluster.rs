@@ -1,9 +1,9 @@
 //! Node, ResourceQuota and LimitRange (`pkg/apis/core/validation`:
 //! `ValidateNode*`, `ValidateResourceQuota*`, `ValidateLimitRange`).
 //!
-//! Errors kube reports with a `resource.Quantity` value (Go prints the
-//! struct with `%#v`: `must be an integer`, LimitRange's min/max/default
-//! comparisons) are not reproduced (docs/compatibility.md).
+//! Errors kube reports with a `resource.Quantity` value (`must be an
+//! integer`) are not reproduced (docs/compatibility.md); LimitRange's
+//! min/max/default/ratio comparisons are `core_other`'s.
 
 use keelson_apimachinery::names::is_qualified_name;
 use keelson_apimachinery::FieldError;
@@ -483,7 +483,7 @@ fn limit_resource_name(limit_type: &str, name: &str, path: &Path) -> Vec<FieldEr
 
 /// kube's `ValidateLimitRange` (after metadata): type names and
 /// duplicates, resource names, no defaults for `Pod`, a storage bound
-/// for `PersistentVolumeClaim`.
+/// for `PersistentVolumeClaim`, then each limit's quantity comparisons.
 fn validate_limit_range(obj: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let lp = Path::new("spec").child("limits");
@@ -545,6 +545,7 @@ fn validate_limit_range(obj: &Value) -> Vec<FieldError> {
                 &ip.child("maxLimitRequestRatio").key(k),
             ));
         }
+        errs.extend(super::core_other::limit_range_comparisons(limit, &ip));
     }
     errs
 }

@@ -1,13 +1,15 @@
 //! PersistentVolume (`ValidatePersistentVolume`, `...Update`,
 //! `...StatusUpdate` in `pkg/apis/core/validation`): the spec's basic
-//! rules. The volume sources' own fields, node affinity and
-//! volumeAttributesClassName are not checked (docs/compatibility.md).
+//! rules, node affinity, volumeAttributesClassName, the common volume
+//! sources' own fields, and the update rules. The other sources' fields
+//! are not checked beyond the schema (docs/compatibility.md).
 
+use keelson_apimachinery::names::{is_qualified_name, is_valid_label_value};
 use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{Map, Value};
 
-use super::util::{list_of, str_of};
+use super::util::{dns1123_subdomain, invalid_all, list_of, str_of};
 use super::{Path, Write};
 
 const ACCESS_MODES: &[&str] = &[
@@ -53,9 +55,15 @@ pub(crate) fn validate(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     }
     let empty = Value::Null;
     let spec = obj.get("spec").unwrap_or(&empty);
-    let mut errs = validate_pv_spec(spec, &Path::new("spec"));
-    if let Some(old) = w.old() {
-        errs.extend(validate_pv_update(spec, old.get("spec").unwrap_or(&empty)));
+    let old_spec = w.old().map(|o| o.get("spec").unwrap_or(&empty));
+    // `ValidationOptionsForPersistentVolume`: label values the stored
+    // volume's required node affinity already has stay allowed.
+    let allow_invalid_values = old_spec
+        .and_then(|s| s.pointer("/nodeAffinity/required"))
+        .is_some_and(has_invalid_label_value);
+    let mut errs = validate_pv_spec(spec, &Path::new("spec"), allow_invalid_values);
+    if let Some(old) = old_spec {
+        errs.extend(validate_pv_update(spec, old));
     }
     errs
 }
@@ -67,8 +75,15 @@ fn quantity_text(v: &Value) -> String {
     }
 }
 
+/// `Quantity.Value()` of `text` (`nanos` nano-units), as an int64.
+fn integer_value(text: &str, nanos: i128) -> i64 {
+    let int64 = super::core_other::go_int64_amount(text.trim());
+    let value = super::core_other::go_scaled(nanos, 1_000_000_000, int64);
+    i64::try_from(value).unwrap_or(if value < 0 { i64::MIN } else { i64::MAX })
+}
+
 /// `ValidatePersistentVolumeSpec` (not inline).
-fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
+fn validate_pv_spec(spec: &Value, sp: &Path, allow_invalid_values: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mp = sp.child("accessModes");
     let modes = list_of(spec, "accessModes");
@@ -122,19 +137,19 @@ fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
         errs.push(FieldError::not_supported(cp.as_str(), value, &["storage"]));
     }
     for (k, v) in capacity {
-        let Some(q) = Quantity::parse(&quantity_text(v)) else {
+        let text = quantity_text(v);
+        let Some(q) = Quantity::parse(&text) else {
             continue;
         };
         let Some(n) = q.nanos() else {
             continue;
         };
         let kp = cp.key(k);
-        if n < 0 {
-            // `Quantity.Value()`: rounded up to an integer.
-            let value = n.div_euclid(1_000_000_000) + i128::from(n.rem_euclid(1_000_000_000) != 0);
+        let value = integer_value(&text, n);
+        if value < 0 {
             errs.push(FieldError::invalid(
                 kp.as_str(),
-                i64::try_from(value).unwrap_or(i64::MIN),
+                value,
                 "must be a valid resource quantity",
             ));
         }
@@ -154,6 +169,19 @@ fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
             RECLAIM_POLICIES,
         ));
     }
+    // `validateVolumeNodeAffinity`: any non-nil affinity counts as given
+    // for local volumes.
+    let affinity = spec.get("nodeAffinity").filter(|a| !a.is_null());
+    if let Some(a) = affinity {
+        let ap = sp.child("nodeAffinity").child("required");
+        match a.get("required").filter(|r| !r.is_null()) {
+            Some(req) => errs.extend(node_selector(req, allow_invalid_values, &ap)),
+            None => errs.push(FieldError::required(
+                ap.as_str(),
+                "must specify required node constraints",
+            )),
+        }
+    }
     let mut count = 0;
     for key in SOURCES {
         if spec.get(*key).is_some_and(|v| !v.is_null()) {
@@ -165,7 +193,8 @@ fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
                 ));
             } else {
                 count += 1;
-                if *key == "local" && spec.get("nodeAffinity").is_none_or(Value::is_null) {
+                errs.extend(volume_source_fields(key, &spec[*key], sp));
+                if *key == "local" && affinity.is_none() {
                     errs.push(FieldError::required(
                         sp.child("nodeAffinity").as_str(),
                         "Local volume requires node affinity",
@@ -182,8 +211,8 @@ fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
     }
     let root_host_path = spec
         .get("hostPath")
-        .map(|h| str_of(h, "path"))
-        .is_some_and(|p| !p.is_empty() && p.trim_end_matches('/').is_empty());
+        .filter(|h| !h.is_null())
+        .is_some_and(|h| cleans_to_root(str_of(h, "path")));
     if root_host_path && policy == "Recycle" {
         errs.push(FieldError::forbidden(
             sp.child("persistentVolumeReclaimPolicy").as_str(),
@@ -192,13 +221,7 @@ fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
     }
     let class = str_of(spec, "storageClassName");
     if !class.is_empty() {
-        for m in keelson_apimachinery::names::is_dns1123_subdomain(class) {
-            errs.push(FieldError::invalid(
-                sp.child("storageClassName").as_str(),
-                class,
-                &m,
-            ));
-        }
+        errs.extend(dns1123_subdomain(class, &sp.child("storageClassName")));
     }
     if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
         if !VOLUME_MODES.contains(&mode) {
@@ -209,16 +232,509 @@ fn validate_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
             ));
         }
     }
+    // VolumeAttributesClass is GA (on) in 1.34.
+    if let Some(vac) = spec
+        .get("volumeAttributesClassName")
+        .and_then(Value::as_str)
+    {
+        let vp = sp.child("volumeAttributesClassName");
+        if vac.is_empty() {
+            errs.push(FieldError::required(
+                vp.as_str(),
+                "an empty string is disallowed",
+            ));
+        } else {
+            errs.extend(dns1123_subdomain(vac, &vp));
+        }
+        if spec.get("csi").is_none_or(Value::is_null) {
+            errs.push(FieldError::required(
+                sp.child("csi").as_str(),
+                "has to be specified when using volumeAttributesClassName",
+            ));
+        }
+    }
     errs
 }
 
-/// `ValidatePersistentVolumeUpdate` beyond the spec rules: the volume mode
-/// is immutable (the source's immutability message carries a Go diff and
-/// is not reproduced).
+/// kube's `supportedHostPathTypes`, sorted.
+const HOST_PATH_TYPES: &[&str] = &[
+    "",
+    "BlockDevice",
+    "CharDevice",
+    "Directory",
+    "DirectoryOrCreate",
+    "File",
+    "FileOrCreate",
+    "Socket",
+];
+
+/// The source's own rules for the common sources (`validateHostPath...`,
+/// `validateNFS...`, `validateLocal...`, `validateCSIPersistent...`,
+/// `validateGCEPersistentDisk...`, `validateAWSElasticBlockStore...`);
+/// the other sources get the schema's required fields only.
+fn volume_source_fields(key: &str, src: &Value, sp: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let path = str_of(src, "path");
+    match key {
+        "hostPath" | "local" => {
+            let p = sp.child(key).child("path");
+            if path.is_empty() {
+                errs.push(FieldError::required(p.as_str(), ""));
+                return errs;
+            }
+            errs.extend(no_backsteps(path, &p));
+            if key == "hostPath" {
+                if let Some(t) = src.get("type").and_then(Value::as_str) {
+                    if !HOST_PATH_TYPES.contains(&t) {
+                        errs.push(FieldError::not_supported(
+                            sp.child(key).child("type").as_str(),
+                            t,
+                            HOST_PATH_TYPES,
+                        ));
+                    }
+                }
+            }
+        }
+        "nfs" => {
+            let np = sp.child("nfs");
+            if str_of(src, "server").is_empty() {
+                errs.push(FieldError::required(np.child("server").as_str(), ""));
+            }
+            if path.is_empty() {
+                errs.push(FieldError::required(np.child("path").as_str(), ""));
+            }
+            if !path.starts_with('/') {
+                errs.push(FieldError::invalid(
+                    np.child("path").as_str(),
+                    path,
+                    "must be an absolute path",
+                ));
+            }
+        }
+        // kube reports a GCE disk at `persistentDisk`.
+        "gcePersistentDisk" | "awsElasticBlockStore" => {
+            let (at, id) = if key == "gcePersistentDisk" {
+                (sp.child("persistentDisk"), "pdName")
+            } else {
+                (sp.child(key), "volumeID")
+            };
+            if str_of(src, id).is_empty() {
+                errs.push(FieldError::required(at.child(id).as_str(), ""));
+            }
+            let partition = src.get("partition").and_then(Value::as_i64).unwrap_or(0);
+            if !(0..=255).contains(&partition) {
+                errs.push(FieldError::invalid(
+                    at.child("partition").as_str(),
+                    partition,
+                    "must be between 1 and 255, inclusive",
+                ));
+            }
+        }
+        "csi" => {
+            let cp = sp.child("csi");
+            errs.extend(csi_driver_name(str_of(src, "driver"), &cp.child("driver")));
+            if str_of(src, "volumeHandle").is_empty() {
+                errs.push(FieldError::required(cp.child("volumeHandle").as_str(), ""));
+            }
+            for secret in [
+                "controllerPublishSecretRef",
+                "controllerExpandSecretRef",
+                "nodePublishSecretRef",
+                "nodeExpandSecretRef",
+            ] {
+                let Some(r) = src.get(secret).filter(|r| !r.is_null()) else {
+                    continue;
+                };
+                let rp = cp.child(secret);
+                let name = str_of(r, "name");
+                if name.is_empty() {
+                    errs.push(FieldError::required(rp.child("name").as_str(), ""));
+                } else {
+                    errs.extend(dns1123_subdomain(name, &rp.child("name")));
+                }
+                let ns = str_of(r, "namespace");
+                if ns.is_empty() {
+                    errs.push(FieldError::required(rp.child("namespace").as_str(), ""));
+                } else {
+                    errs.extend(invalid_all(
+                        keelson_apimachinery::names::is_dns1123_label(ns),
+                        &rp.child("namespace"),
+                        ns,
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    errs
+}
+
+/// `validatePathNoBacksteps`: no `..` element.
+fn no_backsteps(path: &str, p: &Path) -> Vec<FieldError> {
+    if path.split('/').any(|e| e == "..") {
+        vec![FieldError::invalid(
+            p.as_str(),
+            path,
+            "must not contain '..'",
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// core's `ValidateCSIDriverName`: required, at most 63 bytes, a DNS
+/// subdomain once lower-cased (the value as sent is reported).
+fn csi_driver_name(name: &str, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if name.is_empty() {
+        errs.push(FieldError::required(path.as_str(), ""));
+    }
+    if name.len() > 63 {
+        errs.push(FieldError::too_long(
+            path.as_str(),
+            "may not be more than 63 bytes",
+        ));
+    }
+    errs.extend(invalid_all(
+        keelson_apimachinery::names::is_dns1123_subdomain(&name.to_lowercase()),
+        path,
+        name,
+    ));
+    errs
+}
+
+/// Go's `path.Clean(p) == "/"`.
+fn cleans_to_root(p: &str) -> bool {
+    if !p.starts_with('/') {
+        return false;
+    }
+    let mut depth: Vec<&str> = Vec::new();
+    for e in p.split('/') {
+        match e {
+            "" | "." => {}
+            ".." => {
+                depth.pop();
+            }
+            other => depth.push(other),
+        }
+    }
+    depth.is_empty()
+}
+
+/// kube's `ValidateNodeSelector` (a volume's required node affinity).
+fn node_selector(sel: &Value, allow_invalid_values: bool, path: &Path) -> Vec<FieldError> {
+    let tp = path.child("nodeSelectorTerms");
+    let terms = list_of(sel, "nodeSelectorTerms");
+    if terms.is_empty() {
+        return vec![FieldError::required(
+            tp.as_str(),
+            "must have at least one node selector term",
+        )];
+    }
+    let mut errs = Vec::new();
+    for (i, term) in terms.iter().enumerate() {
+        let ip = tp.index(i);
+        for (j, req) in list_of(term, "matchExpressions").iter().enumerate() {
+            errs.extend(node_selector_requirement(
+                req,
+                allow_invalid_values,
+                &ip.child("matchExpressions").index(j),
+            ));
+        }
+        for (j, req) in list_of(term, "matchFields").iter().enumerate() {
+            errs.extend(node_field_requirement(
+                req,
+                &ip.child("matchFields").index(j),
+            ));
+        }
+    }
+    errs
+}
+
+/// kube's `ValidateNodeSelectorRequirement`.
+fn node_selector_requirement(
+    req: &Value,
+    allow_invalid_values: bool,
+    rp: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let values = list_of(req, "values");
+    let vp = rp.child("values");
+    match str_of(req, "operator") {
+        "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
+            vp.as_str(),
+            "must be specified when `operator` is 'In' or 'NotIn'",
+        )),
+        "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::forbidden(
+            vp.as_str(),
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        )),
+        "Gt" | "Lt" if values.len() != 1 => errs.push(FieldError::required(
+            vp.as_str(),
+            "must be specified single value when `operator` is 'Lt' or 'Gt'",
+        )),
+        "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
+        op => errs.push(FieldError::invalid(
+            rp.child("operator").as_str(),
+            op,
+            "not a valid selector operator",
+        )),
+    }
+    let key = str_of(req, "key");
+    errs.extend(invalid_all(is_qualified_name(key), &rp.child("key"), key));
+    if !allow_invalid_values {
+        for (i, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            errs.extend(invalid_all(is_valid_label_value(v), &vp.index(i), v));
+        }
+    }
+    errs
+}
+
+/// kube's `ValidateNodeFieldSelectorRequirement`.
+fn node_field_requirement(req: &Value, rp: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let values = list_of(req, "values");
+    match str_of(req, "operator") {
+        "In" | "NotIn" => {
+            if values.len() != 1 {
+                errs.push(FieldError::required(
+                    rp.child("values").as_str(),
+                    "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                ));
+            }
+        }
+        op => errs.push(FieldError::invalid(
+            rp.child("operator").as_str(),
+            op,
+            "not a valid selector operator",
+        )),
+    }
+    let key = str_of(req, "key");
+    if key != "metadata.name" {
+        errs.push(FieldError::invalid(
+            rp.child("key").as_str(),
+            key,
+            "not a valid field selector key",
+        ));
+    } else {
+        for (i, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            errs.extend(dns1123_subdomain(v, &rp.child("values").index(i)));
+        }
+    }
+    errs
+}
+
+/// `helper.HasInvalidLabelValueInNodeSelectorTerms` of a node selector.
+fn has_invalid_label_value(sel: &Value) -> bool {
+    list_of(sel, "nodeSelectorTerms").iter().any(|t| {
+        list_of(t, "matchExpressions").iter().any(|r| {
+            list_of(r, "values")
+                .iter()
+                .any(|v| !is_valid_label_value(v.as_str().unwrap_or("")).is_empty())
+        })
+    })
+}
+
+/// `ValidatePersistentVolumeUpdate` beyond the spec rules, in kube's order:
+/// the volume source, volumeMode, nodeAffinity, volumeAttributesClassName.
 fn validate_pv_update(spec: &Value, old: &Value) -> Vec<FieldError> {
-    super::util::immutable(
-        spec.get("volumeMode"),
-        old.get("volumeMode"),
+    let mut errs = Vec::new();
+    if volume_source(spec, old) != volume_source(old, &Value::Null) {
+        // kube appends a go-cmp diff of the internal structs after a
+        // newline; go-cmp randomizes its whitespace per process, so only
+        // the sentence is reproduced.
+        errs.push(FieldError::forbidden(
+            "spec.persistentvolumesource",
+            "spec.persistentvolumesource is immutable after creation",
+        ));
+    }
+    // A volume stored before defaulting reads as defaulted, as kube
+    // defaults what it reads from storage.
+    let filesystem = Value::String("Filesystem".into());
+    let mode = |s: &Value| {
+        s.get("volumeMode")
+            .filter(|m| !m.is_null())
+            .cloned()
+            .unwrap_or_else(|| filesystem.clone())
+    };
+    errs.extend(super::util::immutable(
+        Some(&mode(spec)),
+        Some(&mode(old)),
         &Path::new("volumeMode"),
-    )
+    ));
+    // A volume without node affinity may get one.
+    let old_affinity = old.get("nodeAffinity").filter(|a| !a.is_null());
+    if let Some(old_affinity) = old_affinity {
+        let new_affinity = spec.get("nodeAffinity").filter(|a| !a.is_null());
+        if !affinity_equal(new_affinity, old_affinity) {
+            errs.push(FieldError::invalid(
+                "nodeAffinity",
+                go_volume_node_affinity(new_affinity),
+                "field is immutable, except for updating from beta label to GA",
+            ));
+        }
+    }
+    let vac = |s: &Value| {
+        s.get("volumeAttributesClassName")
+            .filter(|v| !v.is_null())
+            .cloned()
+    };
+    if vac(old).is_some() && vac(spec).is_none() {
+        errs.push(FieldError::forbidden(
+            "spec.volumeAttributesClassName",
+            "update from non-nil value to nil is forbidden",
+        ));
+    }
+    errs
+}
+
+/// The `PersistentVolumeSource` members of `spec` as
+/// `apiequality.Semantic.DeepEqual` compares them (Go zero values dropped).
+/// A CSI `controllerExpandSecretRef` the stored volume (`old`) lacks may be
+/// added, so it is left out then.
+fn volume_source(spec: &Value, old: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    for key in SOURCES {
+        let Some(v) = spec.get(*key).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let mut v = v.clone();
+        if *key == "csi" {
+            let old_lacks = old.get("csi").filter(|c| c.is_object()).is_some_and(|c| {
+                c.get("controllerExpandSecretRef")
+                    .is_none_or(Value::is_null)
+            });
+            if old_lacks {
+                if let Some(m) = v.as_object_mut() {
+                    m.remove("controllerExpandSecretRef");
+                }
+            }
+        }
+        // The source itself is a pointer: present even when empty.
+        out.insert((*key).to_string(), Value::Array(vec![zeroless(&v)]));
+    }
+    out
+}
+
+/// `v` without Go's zero values (`null`, `""`, `false`, `0`, empty lists
+/// and maps), which non-pointer fields cannot tell from absent ones.
+fn zeroless(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), zeroless(x)))
+                .filter(|(_, x)| !is_zero(x))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(zeroless).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+    }
+}
+
+/// kube's beta node labels and their GA names (`betaToGALabel`).
+const BETA_TO_GA: &[(&str, &str)] = &[
+    (
+        "failure-domain.beta.kubernetes.io/zone",
+        "topology.kubernetes.io/zone",
+    ),
+    (
+        "failure-domain.beta.kubernetes.io/region",
+        "topology.kubernetes.io/region",
+    ),
+    ("beta.kubernetes.io/os", "kubernetes.io/os"),
+    ("beta.kubernetes.io/arch", "kubernetes.io/arch"),
+    (
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+    ),
+];
+
+/// `validatePvNodeAffinity`'s equality: semantic, except that a
+/// requirement's key may move from a beta label to its GA name.
+fn affinity_equal(new: Option<&Value>, old: &Value) -> bool {
+    let Some(new) = new else {
+        return false;
+    };
+    let required = |a: &Value| a.get("required").filter(|r| !r.is_null()).cloned();
+    let (new_req, old_req) = (required(new), required(old));
+    let (Some(new_req), Some(mut old_req)) = (new_req.clone(), old_req.clone()) else {
+        return new_req.is_none() && old_req.is_none();
+    };
+    let terms = |s: &Value| list_of(s, "nodeSelectorTerms").to_vec();
+    let new_terms = terms(&new_req);
+    if let Some(Value::Array(old_terms)) = old_req.get_mut("nodeSelectorTerms") {
+        for (nt, ot) in new_terms.iter().zip(old_terms.iter_mut()) {
+            for list in ["matchExpressions", "matchFields"] {
+                let new_reqs = list_of(nt, list);
+                let Some(Value::Array(old_reqs)) = ot.get_mut(list) else {
+                    continue;
+                };
+                for (nr, or) in new_reqs.iter().zip(old_reqs.iter_mut()) {
+                    let (nk, ok) = (str_of(nr, "key"), str_of(or, "key").to_string());
+                    if nk != ok && BETA_TO_GA.iter().any(|(b, g)| *b == ok && *g == nk) {
+                        or["key"] = Value::String(nk.to_string());
+                    }
+                }
+            }
+        }
+    }
+    zeroless(&new_req) == zeroless(&old_req)
+}
+
+/// A `*core.VolumeNodeAffinity` as Go's `encoding/json` prints the
+/// internal struct in a field error (no JSON tags: Go field names).
+fn go_volume_node_affinity(a: Option<&Value>) -> Value {
+    let Some(a) = a else {
+        return Value::Null;
+    };
+    let list = |v: &Value, key: &str, f: &dyn Fn(&Value) -> Value| match v.get(key) {
+        Some(Value::Array(items)) => Value::Array(items.iter().map(f).collect()),
+        _ => Value::Null,
+    };
+    let requirement = |r: &Value| {
+        let mut m = Map::new();
+        m.insert("Key".into(), Value::String(str_of(r, "key").into()));
+        m.insert(
+            "Operator".into(),
+            Value::String(str_of(r, "operator").into()),
+        );
+        m.insert("Values".into(), list(r, "values", &|v| v.clone()));
+        Value::Object(m)
+    };
+    let term = |t: &Value| {
+        let mut m = Map::new();
+        m.insert(
+            "MatchExpressions".into(),
+            list(t, "matchExpressions", &requirement),
+        );
+        m.insert("MatchFields".into(), list(t, "matchFields", &requirement));
+        Value::Object(m)
+    };
+    let required = match a.get("required").filter(|r| !r.is_null()) {
+        Some(r) => {
+            let mut m = Map::new();
+            m.insert(
+                "NodeSelectorTerms".into(),
+                list(r, "nodeSelectorTerms", &term),
+            );
+            Value::Object(m)
+        }
+        None => Value::Null,
+    };
+    let mut m = Map::new();
+    m.insert("Required".into(), required);
+    Value::Object(m)
 }
