@@ -19,6 +19,7 @@ mod flowcontrol;
 mod job;
 mod networking;
 mod pod;
+mod pvc;
 mod rbac;
 mod resource;
 mod scheduling;
@@ -123,6 +124,9 @@ pub(crate) fn prepare(
     }
     match (group, kind, op, old) {
         ("batch", "Job", Operation::Create, _) => job::generate_selector(obj),
+        ("", "PersistentVolumeClaim", Operation::Create | Operation::Update, old) => {
+            pvc::data_sources(obj, old)
+        }
         ("apps", "DaemonSet", Operation::Create | Operation::Update, old) => {
             apps::daemon_set_template_generation(obj, old)
         }
