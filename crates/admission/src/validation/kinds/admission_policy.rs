@@ -39,12 +39,17 @@ pub(crate) fn validate_policy(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     let empty = Value::Null;
     let spec = obj.get("spec").unwrap_or(&empty);
     let name = obj.get("metadata").map(|m| str_of(m, "name")).unwrap_or("");
-    // kube skips the match conditions on an update that leaves them as
-    // they were (`ignoreValidatingAdmissionPolicyMatchConditions`).
+    // kube skips the match conditions on an update that leaves them and
+    // the paramKind as they were
+    // (`ignoreValidatingAdmissionPolicyMatchConditions`).
     let same_conditions = w.old().is_some_and(|old| {
         let conds = |o: &Value| {
-            o.get("spec")
-                .map(|s| list_of(s, "matchConditions").to_vec())
+            o.get("spec").map(|s| {
+                (
+                    list_of(s, "matchConditions").to_vec(),
+                    s.get("paramKind").filter(|p| !p.is_null()).cloned(),
+                )
+            })
         };
         conds(old) == conds(obj)
     });
@@ -758,4 +763,45 @@ fn validate_validation_actions(actions: &[Value], path: &Path) -> Vec<FieldError
         ));
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keelson_api::Operation;
+    use serde_json::json;
+
+    /// kube's `ignoreValidatingAdmissionPolicyMatchConditions`: a stored
+    /// match condition that no longer compiles is let through on an
+    /// update only while the conditions and the `paramKind` are unchanged.
+    #[test]
+    fn an_update_rechecks_match_conditions_when_param_kind_changes() {
+        let policy = |kind: &str| {
+            json!({"metadata": {"name": "p"}, "spec": {"failurePolicy": "Fail",
+                "paramKind": {"apiVersion": "v1", "kind": kind},
+                "matchConstraints": {"matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+                    "resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                    "operations": ["CREATE"], "resources": ["deployments"], "scope": "*"}]},
+                "matchConditions": [{"name": "c", "expression": "nope == 1"}],
+                "validations": [{"expression": "true"}]}})
+        };
+        let old = policy("ConfigMap");
+        let w = Write {
+            op: Operation::Update,
+            subresource: "",
+            old: Some(&old),
+            allow_privileged: true,
+        };
+        let same = validate_policy(w, &policy("ConfigMap"));
+        assert!(
+            same.is_empty(),
+            "{:?}",
+            same.iter().map(|e| e.to_string()).collect::<Vec<_>>()
+        );
+        let errs = validate_policy(w, &policy("Secret"));
+        assert_eq!(
+            errs.iter().map(|e| e.field.as_str()).collect::<Vec<_>>(),
+            ["spec.matchConditions[0].expression"]
+        );
+    }
 }
