@@ -228,7 +228,7 @@ fn allocation(c: &Cluster) {
         Some(&manifest("dup", NS, "10.96.0.10")),
     );
     assert!(
-        err.contains(r#"Service "dup" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated"#),
+        err.contains(r#"Service "dup" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated"#),
         "{err}"
     );
     let err = c.fails(

@@ -164,7 +164,7 @@ async fn service_mistakes() {
     );
     assert_eq!(
         message(svc(json!({"ports": [{"port": 80, "name": "a"}, {"port": 80, "name": "b"}]}))).await,
-        "Service \"web\" is invalid: spec.ports[1]: Duplicate value: core.ServicePort{Name:\"\", Protocol:\"TCP\", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}"
+        "Service \"web\" is invalid: spec.ports[1]: Duplicate value: {\"Name\":\"\",\"Protocol\":\"TCP\",\"AppProtocol\":null,\"Port\":80,\"TargetPort\":0,\"NodePort\":0}"
     );
 }
 
@@ -213,7 +213,7 @@ async fn rbac_mistakes() {
         "rules": [{"apiGroups": [""]}, {"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]});
     assert_eq!(
         message(create(RBAC, "roles", "default", role)).await,
-        "Role.rbac.authorization.k8s.io \"r\" is invalid: [rules[0].verbs: Required value: verbs must contain at least one value, rules[0].resources: Required value: resource rules must supply at least one resource, rules[1].nonResourceURLs: Invalid value: []string{\"/healthz\"}: namespaced rules cannot apply to non-resource URLs]"
+        "Role.rbac.authorization.k8s.io \"r\" is invalid: [rules[0].verbs: Required value: verbs must contain at least one value, rules[0].resources: Required value: resource rules must supply at least one resource, rules[1].nonResourceURLs: Invalid value: [\"/healthz\"]: namespaced rules cannot apply to non-resource URLs]"
     );
     let crb = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "b"},
         "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": ""},
@@ -229,7 +229,17 @@ async fn rbac_mistakes() {
     };
     assert_eq!(
         message(update(RBAC, "rolebindings", "default", rb("a"), rb("b"))).await,
-        "RoleBinding.rbac.authorization.k8s.io \"b\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"Role\", Name:\"b\"}: cannot change roleRef"
+        "RoleBinding.rbac.authorization.k8s.io \"b\" is invalid: roleRef: Invalid value: {\"APIGroup\":\"rbac.authorization.k8s.io\",\"Kind\":\"Role\",\"Name\":\"b\"}: cannot change roleRef"
+    );
+}
+
+#[tokio::test]
+async fn rbac_non_resource_urls_render_as_kube_134_json() {
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "r"},
+        "rules": [{"verbs": ["get"], "resources": ["pods"], "nonResourceURLs": ["/healthz", "/metrics"]}]});
+    assert_eq!(
+        message(create(RBAC, "clusterroles", "", role)).await,
+        "ClusterRole.rbac.authorization.k8s.io \"r\" is invalid: rules[0].nonResourceURLs: Invalid value: [\"/healthz\",\"/metrics\"]: rules cannot apply to both regular resources and non-resource URLs"
     );
 }
 
@@ -246,7 +256,7 @@ async fn networking_mistakes() {
     let ing = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "i"}, "spec": {}});
     assert_eq!(
         message(create("networking.k8s.io", "ingresses", "default", ing)).await,
-        "Ingress.networking.k8s.io \"i\" is invalid: spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified"
+        "Ingress.networking.k8s.io \"i\" is invalid: spec: Invalid value: null: either `defaultBackend` or `rules` must be specified"
     );
     let np = json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "n"},
         "spec": {"podSelector": {}, "ingress": [{"from": [{}, {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["11.0.0.0/16"]}}]}], "policyTypes": ["Sideways"]}});

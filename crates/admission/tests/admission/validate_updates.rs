@@ -128,7 +128,7 @@ async fn node_rules() {
         "taints": [{"key": "k", "effect": "Sometimes"}, {"key": "k", "effect": "Sometimes"}]}));
     assert_eq!(
         message(create("", "nodes", "", bad)).await,
-        "Node \"n1\" is invalid: [metadata.taints[0].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", metadata.taints[1].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", metadata.taints[1]: Duplicate value: core.Taint{Key:\"k\", Value:\"\", Effect:\"Sometimes\", TimeAdded:<nil>}: taints must be unique by key and effect pair, spec.podCIDRs: Invalid value: []string{\"10.0.0.0/24\", \"10.0.0.0/24\"}: may specify no more than one CIDR for each IP family, spec.podCIDRs[1]: Duplicate value: \"10.0.0.0/24\"]"
+        "Node \"n1\" is invalid: [metadata.taints[0].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", metadata.taints[1].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", metadata.taints[1]: Duplicate value: {\"Key\":\"k\",\"Value\":\"\",\"Effect\":\"Sometimes\",\"TimeAdded\":null}: taints must be unique by key and effect pair, spec.podCIDRs: Invalid value: [\"10.0.0.0/24\",\"10.0.0.0/24\"]: may specify no more than one CIDR for each IP family, spec.podCIDRs[1]: Duplicate value: \"10.0.0.0/24\"]"
     );
     let old = node(json!({"podCIDRs": ["10.0.0.0/24"], "providerID": "aws://a"}));
     let new = node(json!({"podCIDRs": ["10.0.1.0/24"], "providerID": "aws://b"}));
@@ -143,6 +143,40 @@ async fn node_rules() {
     passes(update("", "nodes", "", old, new)).await;
 }
 
+#[tokio::test]
+async fn node_and_quota_values_render_as_kube_134_json() {
+    // kube 1.34 prints a non-scalar BadValue with json.Marshal; internal
+    // structs without JSON tags (core.Taint, core.NodeAddress) keep Go's
+    // field names.
+    let taint = json!({"key": "k", "value": "v", "effect": "NoExecute", "timeAdded": "2024-01-02T03:04:05Z"});
+    let bad = node(json!({"taints": [taint.clone(), taint]}));
+    assert_eq!(
+        message(create("", "nodes", "", bad)).await,
+        "Node \"n1\" is invalid: metadata.taints[1]: Duplicate value: {\"Key\":\"k\",\"Value\":\"v\",\"Effect\":\"NoExecute\",\"TimeAdded\":\"2024-01-02T03:04:05Z\"}: taints must be unique by key and effect pair"
+    );
+    let addr = json!({"type": "InternalIP", "address": "10.0.0.1"});
+    let mut new = node(json!({}));
+    new["status"] = json!({"addresses": [addr.clone(), addr]});
+    assert_eq!(
+        message(update("", "nodes", "", node(json!({})), new)).await,
+        "Node \"n1\" is invalid: status.addresses[1]: Duplicate value: {\"Type\":\"InternalIP\",\"Address\":\"10.0.0.1\"}"
+    );
+    let old = quota(json!({"hard": {"pods": "10"}, "scopes": ["Terminating"]}));
+    let new = quota(json!({"hard": {"pods": "10"}}));
+    assert_eq!(
+        message(update("", "resourcequotas", "default", old, new)).await,
+        "ResourceQuota \"q\" is invalid: spec.scopes: Invalid value: null: field is immutable"
+    );
+    let sel = quota(
+        json!({"hard": {"pods": "10"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "Exists", "values": ["high", "low"]}]}}),
+    );
+    assert_eq!(
+        message(create("", "resourcequotas", "default", sel)).await,
+        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions.values: Invalid value: [\"high\",\"low\"]: must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"
+    );
+}
+
 fn quota(spec: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q", "namespace": "default"}, "spec": spec})
 }
@@ -154,13 +188,13 @@ async fn resource_quota_and_limit_range_rules() {
     );
     assert_eq!(
         message(create("", "resourcequotas", "default", bad)).await,
-        "ResourceQuota \"q\" is invalid: [spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource type or fully qualified, spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource for quota, spec.hard[pods]: Invalid value: \"-1\": must be greater than or equal to 0, spec.scopes: Invalid value: []core.ResourceQuotaScope{\"BestEffort\", \"NotBestEffort\"}: conflicting scopes]"
+        "ResourceQuota \"q\" is invalid: [spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource type or fully qualified, spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource for quota, spec.hard[pods]: Invalid value: \"-1\": must be greater than or equal to 0, spec.scopes: Invalid value: [\"BestEffort\",\"NotBestEffort\"]: conflicting scopes]"
     );
     let old = quota(json!({"hard": {"pods": "10"}, "scopes": ["NotTerminating"]}));
     let new = quota(json!({"hard": {"pods": "20"}, "scopes": ["Terminating"]}));
     assert_eq!(
         message(update("", "resourcequotas", "default", old.clone(), new)).await,
-        "ResourceQuota \"q\" is invalid: spec.scopes: Invalid value: []core.ResourceQuotaScope{\"Terminating\"}: field is immutable"
+        "ResourceQuota \"q\" is invalid: spec.scopes: Invalid value: [\"Terminating\"]: field is immutable"
     );
     let new = quota(
         json!({"hard": {"pods": "20", "requests.cpu": "4", "count/deployments.apps": "5"}, "scopes": ["NotTerminating"]}),
@@ -261,7 +295,7 @@ async fn webhook_configuration_mistakes() {
         "clientConfig": {"url": "http://hooks.example.com/check?x=1"}}));
     assert_eq!(
         message(create(ARG, "validatingwebhookconfigurations", "", bad)).await,
-        "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: [webhooks[0].name: Invalid value: \"check\": should be a domain with at least three segments separated by dots, webhooks[0].rules[0].operations: Invalid value: []admissionregistration.OperationType{\"CREATE\", \"*\"}: if '*' is present, must not specify other operations, webhooks[0].rules[0].resources: Invalid value: []string{\"*\", \"pods\"}: if '*' is present, must not specify other resources without subresources, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds, webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path], webhooks[0].clientConfig.url: Invalid value: \"x=1\": query parameters are not permitted in the URL, webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1]"
+        "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: [webhooks[0].name: Invalid value: \"check\": should be a domain with at least three segments separated by dots, webhooks[0].rules[0].operations: Invalid value: [\"CREATE\",\"*\"]: if '*' is present, must not specify other operations, webhooks[0].rules[0].resources: Invalid value: [\"*\",\"pods\"]: if '*' is present, must not specify other resources without subresources, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds, webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path], webhooks[0].clientConfig.url: Invalid value: \"x=1\": query parameters are not permitted in the URL, webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1]"
     );
     let both = webhook(
         json!({"name": "check.example.com", "sideEffects": "Some", "admissionReviewVersions": ["v2"],
@@ -270,7 +304,7 @@ async fn webhook_configuration_mistakes() {
     let msg = message(create(ARG, "validatingwebhookconfigurations", "", both)).await;
     assert_eq!(
         msg,
-        "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: [webhooks[0].sideEffects: Unsupported value: \"Some\": supported values: \"None\", \"NoneOnDryRun\", webhooks[0].clientConfig.service.name: Required value, webhooks[0].clientConfig.service.namespace: Required value, webhooks[0].clientConfig.service.path: Invalid value: \"/a//b\": segment[1] may not be empty, webhooks[0].admissionReviewVersions: Invalid value: []string{\"v2\"}: must include at least one of v1, v1beta1]"
+        "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: [webhooks[0].sideEffects: Unsupported value: \"Some\": supported values: \"None\", \"NoneOnDryRun\", webhooks[0].clientConfig.service.name: Required value, webhooks[0].clientConfig.service.namespace: Required value, webhooks[0].clientConfig.service.path: Invalid value: \"/a//b\": segment[1] may not be empty, webhooks[0].admissionReviewVersions: Invalid value: [\"v2\"]: must include at least one of v1, v1beta1]"
     );
     let neither = webhook(json!({"name": "check.example.com", "sideEffects": "None",
         "admissionReviewVersions": ["v1"], "clientConfig": {}}));
@@ -282,6 +316,17 @@ async fn webhook_configuration_mistakes() {
 
 /// Kinds whose own rules report every required field get no extra schema
 /// `Required value` where kube reports the field at another path.
+#[tokio::test]
+async fn webhook_rule_lists_render_as_kube_134_json() {
+    let bad = webhook(json!({"name": "check.example.com", "sideEffects": "None",
+        "admissionReviewVersions": ["v1"], "clientConfig": {"url": "https://hooks.example.com/check"},
+        "rules": [{"operations": ["*"], "apiGroups": ["*", "apps"], "apiVersions": ["v1"], "resources": ["*/*", "pods"]}]}));
+    assert_eq!(
+        message(create(ARG, "validatingwebhookconfigurations", "", bad)).await,
+        "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: [webhooks[0].rules[0].apiGroups: Invalid value: [\"*\",\"apps\"]: if '*' is present, must not specify other API groups, webhooks[0].rules[0].resources: Invalid value: [\"*/*\",\"pods\"]: if '*/*' is present, must not specify other resources]"
+    );
+}
+
 #[tokio::test]
 async fn required_fields_only_as_kube_reports_them() {
     let bad = node(json!({"taints": [{"key": "k"}]}));

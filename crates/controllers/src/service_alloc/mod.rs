@@ -30,9 +30,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use keelson_api::{CreateOptions, DeleteOptions, DeleteOutcome, StoreApi};
 use keelson_apimachinery::meta::meta_str;
-use keelson_apimachinery::{
-    ApiError, ApiResult, FieldError, FieldErrorKind, GroupResource, ObjectKey,
-};
+use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource, ObjectKey};
 use serde_json::{json, Map, Value};
 
 pub use range::{AllocError, Ipv4Range, PortRange};
@@ -504,20 +502,14 @@ fn has_selector(svc: &Value) -> bool {
         .is_some_and(|m| !m.is_empty())
 }
 
-/// A string slice as Go's `%#v` prints it: `[]string{"a", "b"}`.
-fn go_strings(v: &[String]) -> String {
-    let quoted: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
-    format!("[]string{{{}}}", quoted.join(", "))
-}
-
-/// An `Invalid value` whose value is rendered as Go prints a `[]string`.
+/// An `Invalid value` whose value is a `[]string`: JSON, as kube 1.34's
+/// `field.Error` prints any non-scalar value (`["10.96.0.10"]`).
 fn invalid_strings(field: &str, v: &[String], detail: &str) -> FieldError {
-    FieldError {
-        kind: FieldErrorKind::Invalid,
-        field: field.into(),
-        value: None,
-        detail: format!("{}: {detail}", go_strings(v)),
-    }
+    FieldError::invalid(
+        field,
+        Value::Array(v.iter().cloned().map(Value::from).collect()),
+        detail,
+    )
 }
 
 fn invalid(svc: &Value, errs: &[FieldError]) -> ApiError {
@@ -525,7 +517,7 @@ fn invalid(svc: &Value, errs: &[FieldError]) -> ApiError {
 }
 
 /// kube's `allocIPs` failure: `spec.clusterIPs: Invalid value:
-/// []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: <why>`.
+/// ["10.96.0.10"]: failed to allocate IP 10.96.0.10: <why>`.
 fn alloc_invalid(svc: &Value, ip: &str, why: &AllocError) -> ApiError {
     invalid(
         svc,

@@ -74,7 +74,7 @@ async fn requested_ip_taken_or_out_of_range_is_kubes_422() {
     assert_eq!(e.code, 422);
     assert_eq!(
         e.message,
-        r#"Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated"#
+        r#"Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated"#
     );
     let mut s3 = svc(
         "c",
@@ -83,7 +83,7 @@ async fn requested_ip_taken_or_out_of_range_is_kubes_422() {
     let e = a.allocate_create(&mut s3, false).await.unwrap_err();
     assert_eq!(
         e.message,
-        r#"Service "c" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.1"}: failed to allocate IP 10.0.0.1: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12"#
+        r#"Service "c" is invalid: spec.clusterIPs: Invalid value: ["10.0.0.1"]: failed to allocate IP 10.0.0.1: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12"#
     );
     // A released IP can be requested again; another Service's release
     // leaves it alone.
@@ -189,7 +189,7 @@ async fn update_keeps_values_refuses_changes_and_follows_type_changes() {
         .unwrap_err();
     assert_eq!(
         e.message,
-        r#"Service "s" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set"#
+        r#"Service "s" is invalid: spec.clusterIPs[0]: Invalid value: ["10.96.0.99"]: may not change once set"#
     );
     // To ExternalName: the IP and node port are released after the write.
     let mut ext = svc(

@@ -6,10 +6,10 @@
 //! policies (validating and mutating) and their bindings are in
 //! `admission_policy.rs`.
 
-use keelson_apimachinery::{FieldError, FieldErrorKind};
+use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
-use super::util::{int_of, list_of, raw_value, str_of, validate_label_selector};
+use super::util::{int_of, list_of, str_of, validate_label_selector};
 use super::{Path, Write};
 
 /// The errors of one object of this group's `kind`; none for kinds
@@ -130,13 +130,13 @@ fn validate_webhook_configuration(obj: &Value, mutating: bool, opts: Opts) -> Ve
     errs
 }
 
-/// Go's `%#v` of a `[]string` (or a slice of a named string type `ty`).
-fn go_strings(ty: &str, list: &[Value]) -> String {
-    let items: Vec<String> = list
-        .iter()
-        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
-        .collect();
-    format!("[]{ty}{{{}}}", items.join(", "))
+/// A `[]string` (or a slice of a named string type such as
+/// `[]admissionregistration.OperationType`) as kube 1.34 prints it in an
+/// error: its JSON array.
+fn json_strings(list: &[Value]) -> Value {
+    list.iter()
+        .map(|v| Value::String(v.as_str().unwrap_or("").to_string()))
+        .collect()
 }
 
 /// `validateAdmissionReviewVersions`.
@@ -174,10 +174,9 @@ fn validate_admission_review_versions(
         }
     }
     if require_recognized && !accepted {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            path,
-            &go_strings("string", versions),
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            json_strings(versions),
             "must include at least one of v1, v1beta1",
         ));
     }
@@ -284,10 +283,9 @@ pub(super) fn validate_rule_with_operations(rule: &Value, path: &Path) -> Vec<Fi
         errs.push(FieldError::required(op_path.as_str(), ""));
     }
     if ops.len() > 1 && ops.iter().any(|o| o.as_str() == Some("*")) {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            &op_path,
-            &go_strings("admissionregistration.OperationType", ops),
+        errs.push(FieldError::invalid(
+            op_path.as_str(),
+            json_strings(ops),
             "if '*' is present, must not specify other operations",
         ));
     }
@@ -308,10 +306,9 @@ pub(super) fn validate_rule_with_operations(rule: &Value, path: &Path) -> Vec<Fi
             errs.push(FieldError::required(kp.as_str(), ""));
         }
         if list.len() > 1 && list.iter().any(|v| v.as_str() == Some("*")) {
-            errs.push(raw_value(
-                FieldErrorKind::Invalid,
-                &kp,
-                &go_strings("string", list),
+            errs.push(FieldError::invalid(
+                kp.as_str(),
+                json_strings(list),
                 &format!("if '*' is present, must not specify other {what}"),
             ));
         }
@@ -382,18 +379,16 @@ fn validate_resources(resources: &[Value], path: &Path) -> Vec<FieldError> {
         }
     }
     if resources.len() > 1 && double {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            path,
-            &go_strings("string", resources),
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            json_strings(resources),
             "if '*/*' is present, must not specify other resources",
         ));
     }
     if single && without_sub {
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            path,
-            &go_strings("string", resources),
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            json_strings(resources),
             "if '*' is present, must not specify other resources without subresources",
         ));
     }

@@ -8,9 +8,9 @@
 use keelson_apimachinery::names::is_qualified_name;
 use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::util::{cidr, duplicate, list_of, obj_of, raw_value, str_of};
+use super::util::{cidr, duplicate, list_of, obj_of, str_of};
 use super::{Path, Write};
 
 /// The errors of one object of this group's `kind`; none for kinds
@@ -78,21 +78,28 @@ fn validate_node_taints(taints: &[Value], path: &Path) -> Vec<FieldError> {
         }
         let pair = (effect.to_string(), key.to_string());
         if seen.contains(&pair) {
-            // Go's `%#v` of a `core.Taint`.
-            let shown = format!(
-                "core.Taint{{Key:{key:?}, Value:{value:?}, Effect:{effect:?}, TimeAdded:<nil>}}"
-            );
-            errs.push(raw_value(
-                keelson_apimachinery::FieldErrorKind::Duplicate,
-                &ip,
-                &shown,
-                "taints must be unique by key and effect pair",
-            ));
+            errs.push(FieldError {
+                detail: "taints must be unique by key and effect pair".into(),
+                ..duplicate(&ip, go_taint(t))
+            });
             continue;
         }
         seen.push(pair);
     }
     errs
+}
+
+/// A taint as kube 1.34 prints the internal `core.Taint` in an error:
+/// `json.Marshal` of a struct without JSON tags (Go field names, in
+/// declaration order; an unset `TimeAdded` pointer is `null`).
+fn go_taint(t: &Value) -> Value {
+    let mut m = Map::new();
+    for (json, go) in [("key", "Key"), ("value", "Value"), ("effect", "Effect")] {
+        m.insert(go.into(), Value::String(str_of(t, json).to_string()));
+    }
+    let added = t.get("timeAdded").filter(|v| v.is_string()).cloned();
+    m.insert("TimeAdded".into(), added.unwrap_or(Value::Null));
+    Value::Object(m)
 }
 
 /// `ValidateLabelName`: a qualified name.
@@ -139,11 +146,9 @@ fn validate_node(obj: &Value) -> Vec<FieldError> {
         let v4 = |c: &Value| !c.as_str().unwrap_or("").contains(':');
         let dual = cidrs.len() == 2 && v4(&cidrs[0]) != v4(&cidrs[1]);
         if !dual {
-            let shown = go_strings(cidrs);
-            errs.push(raw_value(
-                keelson_apimachinery::FieldErrorKind::Invalid,
-                &cp,
-                &shown,
+            errs.push(FieldError::invalid(
+                cp.as_str(),
+                json_strings(cidrs),
                 "may specify no more than one CIDR for each IP family",
             ));
         }
@@ -159,13 +164,12 @@ fn validate_node(obj: &Value) -> Vec<FieldError> {
     errs
 }
 
-/// Go's `%#v` of a `[]string`.
-fn go_strings(list: &[Value]) -> String {
-    let items: Vec<String> = list
-        .iter()
-        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
-        .collect();
-    format!("[]string{{{}}}", items.join(", "))
+/// A `[]string` (or a slice of a named string type) as kube 1.34 prints
+/// it in an error: its JSON array.
+fn json_strings(list: &[Value]) -> Value {
+    list.iter()
+        .map(|v| Value::String(v.as_str().unwrap_or("").to_string()))
+        .collect()
 }
 
 /// kube's `ValidateNodeUpdate` (after metadata): resources, duplicate
@@ -177,16 +181,14 @@ fn validate_node_update(obj: &Value, old: &Value) -> Vec<FieldError> {
     let mut seen: Vec<&Value> = Vec::new();
     for (i, a) in list_of(status, "addresses").iter().enumerate() {
         if seen.contains(&a) {
-            let shown = format!(
-                "core.NodeAddress{{Type:{:?}, Address:{:?}}}",
-                str_of(a, "type"),
-                str_of(a, "address")
-            );
-            errs.push(raw_value(
-                keelson_apimachinery::FieldErrorKind::Duplicate,
+            // The internal `core.NodeAddress` has no JSON tags: kube 1.34's
+            // `json.Marshal` uses the Go field names.
+            let mut shown = Map::new();
+            shown.insert("Type".into(), str_of(a, "type").into());
+            shown.insert("Address".into(), str_of(a, "address").into());
+            errs.push(duplicate(
                 &Path::new("status").child("addresses").index(i),
-                &shown,
-                "",
+                Value::Object(shown),
             ));
         }
         seen.push(a);
@@ -323,16 +325,9 @@ fn validate_resource_quota_spec(obj: &Value) -> Vec<FieldError> {
     let sp = Path::new("spec");
     let mut errs = quota_list(obj_of(s, "hard"), &sp.child("hard"));
     let scopes = list_of(s, "scopes");
-    let shown = go_strings_typed("core.ResourceQuotaScope", scopes);
+    let shown = quota_scopes(s);
     let scopes_path = sp.child("scopes");
-    let invalid = |detail: &str| {
-        raw_value(
-            keelson_apimachinery::FieldErrorKind::Invalid,
-            &scopes_path,
-            &shown,
-            detail,
-        )
-    };
+    let invalid = |detail: &str| FieldError::invalid(scopes_path.as_str(), shown.clone(), detail);
     let names: Vec<&str> = scopes.iter().map(|v| v.as_str().unwrap_or("")).collect();
     for n in &names {
         if !QUOTA_SCOPES.contains(n) {
@@ -386,10 +381,9 @@ fn validate_resource_quota_spec(obj: &Value) -> Vec<FieldError> {
                 }
                 "Exists" | "DoesNotExist" => {
                     if !values.is_empty() {
-                        errs.push(raw_value(
-                            keelson_apimachinery::FieldErrorKind::Invalid,
-                            &mp.child("values"),
-                            &go_strings(values),
+                        errs.push(FieldError::invalid(
+                            mp.child("values").as_str(),
+                            json_strings(values),
                             "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
                         ));
                     }
@@ -405,13 +399,13 @@ fn validate_resource_quota_spec(obj: &Value) -> Vec<FieldError> {
     errs
 }
 
-/// Go's `%#v` of a slice of a named string type (`[]core.X{"a", "b"}`).
-fn go_strings_typed(ty: &str, list: &[Value]) -> String {
-    let items: Vec<String> = list
-        .iter()
-        .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
-        .collect();
-    format!("[]{ty}{{{}}}", items.join(", "))
+/// `spec.scopes` (a `[]core.ResourceQuotaScope`) as kube 1.34 prints it
+/// in an error: its JSON array, `null` when unset (a nil slice).
+fn quota_scopes(spec: &Value) -> Value {
+    match spec.get("scopes").and_then(Value::as_array) {
+        Some(list) => json_strings(list),
+        None => Value::Null,
+    }
 }
 
 /// `ValidateResourceQuotaStatus` (on create, `ValidateResourceQuota`
@@ -436,10 +430,9 @@ fn validate_resource_quota_update(obj: &Value, old: &Value) -> Vec<FieldError> {
     if set(obj) == set(old) {
         return Vec::new();
     }
-    vec![raw_value(
-        keelson_apimachinery::FieldErrorKind::Invalid,
-        &Path::new("spec").child("scopes"),
-        &go_strings_typed("core.ResourceQuotaScope", list_of(spec(obj), "scopes")),
+    vec![FieldError::invalid(
+        "spec.scopes",
+        quota_scopes(spec(obj)),
         "field is immutable",
     )]
 }

@@ -3,12 +3,12 @@
 //! The cluster IP, IP family and node port rules are the Service
 //! allocator's (`keelson_controllers::service_alloc`), not repeated here.
 
-use keelson_apimachinery::{FieldError, FieldErrorKind};
+use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
 use super::util::{
     dns1123_label, dns1123_subdomain, duplicate, int_of, invalid_all, labels, list_of, obj_of,
-    port_num, port_num_or_name, raw_value, str_of,
+    port_num, port_num_or_name, str_of,
 };
 use super::{Path, Write};
 
@@ -86,10 +86,11 @@ fn validate_service_port(
 
 /// Go's `%#v` of the `core.ServicePort{Protocol, Port}` key kube reports
 /// duplicate ports with.
-fn port_key(protocol: &str, port: i64) -> String {
-    format!(
-        "core.ServicePort{{Name:\"\", Protocol:{protocol:?}, AppProtocol:(*string)(nil), Port:{port}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:\"\"}}, NodePort:0}}"
-    )
+fn port_key(protocol: &str, port: i64) -> Value {
+    // kube 1.34 prints the internal struct as JSON (Go field names; an
+    // IntOrString of 0 is `0`).
+    serde_json::json!({"Name": "", "Protocol": protocol, "AppProtocol": null, "Port": port,
+        "TargetPort": 0, "NodePort": 0})
 }
 
 /// `ValidateService` (without the cluster IP rules, see the module doc).
@@ -236,11 +237,9 @@ fn validate_service(obj: &Value) -> Vec<FieldError> {
             int_of(p, "port").unwrap_or(0),
         );
         if seen.contains(&key) {
-            errs.push(raw_value(
-                FieldErrorKind::Duplicate,
+            errs.push(super::util::duplicate(
                 &sp.child("ports").index(i),
-                &port_key(&key.0, key.1),
-                "",
+                port_key(&key.0, key.1),
             ));
         }
         seen.push(key);

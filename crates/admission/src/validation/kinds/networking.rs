@@ -2,13 +2,13 @@
 //! (`pkg/apis/networking/validation`). An IPAddress's name rule (a
 //! canonical IP) is in `validation/objectmeta.rs`.
 
-use keelson_apimachinery::{FieldError, FieldErrorKind};
+use keelson_apimachinery::FieldError;
 use regex::Regex;
 use serde_json::Value;
 
 use super::util::{
     cidr, dns1123_subdomain, immutable, int_of, invalid_all, label_selector, list_of, parse_cidr,
-    port_name_errors, port_num, raw_value, regex_error, str_of,
+    port_name_errors, port_num, regex_error, str_of,
 };
 use super::{Path, Write};
 
@@ -110,15 +110,15 @@ fn validate_ingress_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
     let rules = list_of(spec, "rules");
     let default = spec.get("defaultBackend").filter(|v| v.is_object());
     if rules.is_empty() && default.is_none() {
-        let raw = if spec.get("rules").is_some_and(Value::is_array) {
-            "[]networking.IngressRule{}"
+        // kube 1.34 prints the rules as JSON: `null` when unset.
+        let value = if spec.get("rules").is_some_and(Value::is_array) {
+            Value::Array(Vec::new())
         } else {
-            "[]networking.IngressRule(nil)"
+            Value::Null
         };
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            sp,
-            raw,
+        errs.push(FieldError::invalid(
+            sp.as_str(),
+            value,
             "either `defaultBackend` or `rules` must be specified",
         ));
     }
@@ -413,14 +413,9 @@ fn validate_network_policy_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
     }
     let types = list_of(spec, "policyTypes");
     if types.len() > 2 {
-        let items: Vec<String> = types
-            .iter()
-            .map(|t| format!("{:?}", t.as_str().unwrap_or("")))
-            .collect();
-        errs.push(raw_value(
-            FieldErrorKind::Invalid,
-            &sp.child("policyTypes"),
-            &format!("&[]networking.PolicyType{{{}}}", items.join(", ")),
+        errs.push(FieldError::invalid(
+            sp.child("policyTypes").as_str(),
+            Value::Array(types.to_vec()),
             "may not specify more than two policyTypes",
         ));
         return errs;

@@ -1,9 +1,9 @@
 //! Role, ClusterRole, RoleBinding, ClusterRoleBinding (`pkg/apis/rbac/validation`).
 
-use keelson_apimachinery::{FieldError, FieldErrorKind};
-use serde_json::Value;
+use keelson_apimachinery::FieldError;
+use serde_json::{Map, Value};
 
-use super::util::{list_of, raw_value, str_of};
+use super::util::{list_of, str_of};
 use super::{Path, Write};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
@@ -40,10 +40,15 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
                 };
                 if fields(&n) != fields(&o) {
                     let (g, k, name) = fields(&n);
-                    errs.push(raw_value(
-                        FieldErrorKind::Invalid,
-                        &Path::new("roleRef"),
-                        &format!("rbac.RoleRef{{APIGroup:{g:?}, Kind:{k:?}, Name:{name:?}}}"),
+                    // The internal `rbac.RoleRef` has no JSON tags: kube
+                    // 1.34's `json.Marshal` uses the Go field names.
+                    let mut shown = Map::new();
+                    shown.insert("APIGroup".into(), g.into());
+                    shown.insert("Kind".into(), k.into());
+                    shown.insert("Name".into(), name.into());
+                    errs.push(FieldError::invalid(
+                        "roleRef",
+                        Value::Object(shown),
                         "cannot change roleRef",
                     ));
                 }
@@ -54,13 +59,11 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
     }
 }
 
-/// Go's `%#v` of a `[]string`.
-fn go_strings(v: &[Value]) -> String {
-    let items: Vec<String> = v
-        .iter()
-        .map(|s| format!("{:?}", s.as_str().unwrap_or("")))
-        .collect();
-    format!("[]string{{{}}}", items.join(", "))
+/// A `[]string` as kube 1.34 prints it in an error: its JSON array.
+fn json_strings(v: &[Value]) -> Value {
+    v.iter()
+        .map(|s| Value::String(s.as_str().unwrap_or("").to_string()))
+        .collect()
 }
 
 fn rules(obj: &Value, namespaced: bool) -> Vec<FieldError> {
@@ -88,10 +91,9 @@ fn validate_policy_rule(rule: &Value, namespaced: bool, path: &Path) -> Vec<Fiel
     if !urls.is_empty() {
         let upath = path.child("nonResourceURLs");
         if namespaced {
-            errs.push(raw_value(
-                FieldErrorKind::Invalid,
-                &upath,
-                &go_strings(urls),
+            errs.push(FieldError::invalid(
+                upath.as_str(),
+                json_strings(urls),
                 "namespaced rules cannot apply to non-resource URLs",
             ));
         }
@@ -99,10 +101,9 @@ fn validate_policy_rule(rule: &Value, namespaced: bool, path: &Path) -> Vec<Fiel
             || !list_of(rule, "resources").is_empty()
             || !list_of(rule, "resourceNames").is_empty()
         {
-            errs.push(raw_value(
-                FieldErrorKind::Invalid,
-                &upath,
-                &go_strings(urls),
+            errs.push(FieldError::invalid(
+                upath.as_str(),
+                json_strings(urls),
                 "rules cannot apply to both regular resources and non-resource URLs",
             ));
         }

@@ -67,27 +67,6 @@ pub(crate) fn duplicate(path: &Path, value: impl Into<Value>) -> FieldError {
     }
 }
 
-/// An error whose value is printed as `raw` unquoted (Go's `%#v` of a
-/// struct, a `[]string`, ...).
-pub(crate) fn raw_value(
-    kind: keelson_apimachinery::field::FieldErrorKind,
-    path: &Path,
-    raw: &str,
-    detail: &str,
-) -> FieldError {
-    let detail = if detail.is_empty() {
-        raw.to_string()
-    } else {
-        format!("{raw}: {detail}")
-    };
-    FieldError {
-        kind,
-        field: path.as_str().to_string(),
-        value: None,
-        detail,
-    }
-}
-
 /// kube's `RegexError` wording.
 pub(crate) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     let mut s = format!("{msg} (e.g. ");
