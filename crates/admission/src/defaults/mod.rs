@@ -19,7 +19,7 @@ mod flowcontrol;
 mod job;
 mod networking;
 mod pod;
-mod pvc;
+pub(crate) mod pvc;
 mod rbac;
 mod resource;
 mod scheduling;

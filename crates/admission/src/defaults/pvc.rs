@@ -57,6 +57,14 @@ pub(super) fn data_sources(obj: &mut Value, old: Option<&Value>) {
     {
         spec.shift_remove("dataSource");
     }
+    normalize(spec);
+}
+
+/// kube's `NormalizeDataSources` on a claim's spec: a lone `dataSource`
+/// is copied to `dataSourceRef`, a lone local `dataSourceRef` to
+/// `dataSource`.
+pub(crate) fn normalize(spec: &mut Map<String, Value>) {
+    let has = |spec: &Map<String, Value>, k: &str| spec.get(k).is_some_and(|v| !v.is_null());
     match (has(spec, "dataSource"), has(spec, "dataSourceRef")) {
         (true, false) => {
             let r = reference(&spec["dataSource"]);

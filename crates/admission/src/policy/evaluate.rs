@@ -487,21 +487,7 @@ async fn run_collecting(
             act.bind("request", &m.request);
             act.bind("params", param);
             act.bind("namespaceObject", &ns_object);
-            if let (true, Some(a)) = (policy.uses_authorizer, &cx.authorizer) {
-                let request = Check {
-                    group: req.gr.group.clone(),
-                    resource: req.gr.resource.clone(),
-                    subresource: req.subresource.clone(),
-                    namespace: req.namespace.clone(),
-                    name: attrs.name.to_string(),
-                    ..Check::default()
-                };
-                act.bind_authorizer(
-                    a.clone(),
-                    super::authz::user_of(req.user.as_ref()),
-                    Some(request),
-                );
-            }
+            bind_authorizer(&mut act, &cx, policy, attrs.name);
             let (decisions, published) = decide(policy, &mut act);
             for (key, value) in published {
                 collector.add(&policy.name, key, value);
@@ -533,6 +519,28 @@ async fn run_collecting(
         }
     }
     Ok(warnings)
+}
+
+/// `authorizer` (and `authorizer.requestResource`, the request's own
+/// resource and `name`) for a policy that uses it.
+pub(crate) fn bind_authorizer(act: &mut Activation, cx: &Context<'_>, policy: &Common, name: &str) {
+    let (true, Some(a)) = (policy.uses_authorizer, &cx.authorizer) else {
+        return;
+    };
+    let req = cx.req;
+    let request = Check {
+        group: req.gr.group.clone(),
+        resource: req.gr.resource.clone(),
+        subresource: req.subresource.clone(),
+        namespace: req.namespace.clone(),
+        name: name.to_string(),
+        ..Check::default()
+    };
+    act.bind_authorizer(
+        a.clone(),
+        super::authz::user_of(req.user.as_ref()),
+        Some(request),
+    );
 }
 
 /// A policy's configuration error as kube answers it (`None` under

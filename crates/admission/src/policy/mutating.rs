@@ -14,7 +14,6 @@ use std::sync::Arc;
 use keelson_api::Operation;
 use keelson_apimachinery::{ApiError, ApiResult, StatusCause, StatusReason};
 use keelson_cel::expr::{Activation, MutationError, Returns};
-use keelson_cel::library::authz::Check;
 use keelson_merge::mutation::{self as patch, JsonPatchOutcome};
 use serde_json::Value;
 
@@ -261,21 +260,7 @@ pub(crate) async fn run(
             act.bind("request", &request);
             act.bind("params", &inv.param);
             act.bind("namespaceObject", &ns_object);
-            if let (true, Some(a)) = (policy.uses_authorizer, &cx.authorizer) {
-                let check = Check {
-                    group: req.gr.group.clone(),
-                    resource: req.gr.resource.clone(),
-                    subresource: req.subresource.clone(),
-                    namespace: req.namespace.clone(),
-                    name: attrs.name.to_string(),
-                    ..Check::default()
-                };
-                act.bind_authorizer(
-                    a.clone(),
-                    super::authz::user_of(req.user.as_ref()),
-                    Some(check),
-                );
-            }
+            evaluate::bind_authorizer(&mut act, &cx, policy, attrs.name);
             act
         };
         let mut act = bind(&current);

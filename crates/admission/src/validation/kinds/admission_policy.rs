@@ -118,27 +118,7 @@ fn validate_mutating_policy_spec(
     check_conditions: bool,
     path: &Path,
 ) -> Vec<FieldError> {
-    let mut errs = validate_policy_head(spec, true, path);
-    let has_params = spec.get("paramKind").is_some_and(Value::is_object);
-    let decls = Decls::untyped(has_params);
-    if check_conditions {
-        errs.extend(validate_match_conditions(
-            list_of(spec, "matchConditions"),
-            &PolicyCompiler::new(&decls, false),
-            &path.child("matchConditions"),
-        ));
-    }
-    // As for a validating policy, `variables` is declared only for a
-    // policy that has some.
-    let variables = list_of(spec, "variables");
-    let mut compiler = PolicyCompiler::new(&decls, !variables.is_empty());
-    for (i, v) in variables.iter().enumerate() {
-        errs.extend(validate_variable(
-            v,
-            &mut compiler,
-            &path.child("variables").index(i),
-        ));
-    }
+    let (mut errs, compiler) = validate_policy_common(spec, true, check_conditions, path);
     let mutations = list_of(spec, "mutations");
     if mutations.is_empty() {
         errs.push(FieldError::required(
@@ -238,26 +218,7 @@ fn validate_policy_spec(
     check_conditions: bool,
     path: &Path,
 ) -> Vec<FieldError> {
-    let mut errs = validate_policy_head(spec, false, path);
-    let has_params = spec.get("paramKind").is_some_and(Value::is_object);
-    let decls = Decls::untyped(has_params);
-    if check_conditions {
-        errs.extend(validate_match_conditions(
-            list_of(spec, "matchConditions"),
-            &PolicyCompiler::new(&decls, false),
-            &path.child("matchConditions"),
-        ));
-    }
-    // kube's compiler composes variables only for a policy that has some
-    let variables = list_of(spec, "variables");
-    let mut compiler = PolicyCompiler::new(&decls, !variables.is_empty());
-    for (i, v) in variables.iter().enumerate() {
-        errs.extend(validate_variable(
-            v,
-            &mut compiler,
-            &path.child("variables").index(i),
-        ));
-    }
+    let (mut errs, compiler) = validate_policy_common(spec, false, check_conditions, path);
     let validations = list_of(spec, "validations");
     let audits = list_of(spec, "auditAnnotations");
     if validations.is_empty() && audits.is_empty() {
@@ -290,6 +251,38 @@ fn validate_policy_spec(
         keys.push(key);
     }
     errs
+}
+
+/// What both policy kinds validate first: the head, the match conditions
+/// (when `check_conditions`), then the variables, compiled into the
+/// compiler the expressions are checked with (kube's compiler composes
+/// `variables` only for a policy that has some).
+fn validate_policy_common(
+    spec: &Value,
+    mutating: bool,
+    check_conditions: bool,
+    path: &Path,
+) -> (Vec<FieldError>, PolicyCompiler) {
+    let mut errs = validate_policy_head(spec, mutating, path);
+    let has_params = spec.get("paramKind").is_some_and(Value::is_object);
+    let decls = Decls::untyped(has_params);
+    if check_conditions {
+        errs.extend(validate_match_conditions(
+            list_of(spec, "matchConditions"),
+            &PolicyCompiler::new(&decls, false),
+            &path.child("matchConditions"),
+        ));
+    }
+    let variables = list_of(spec, "variables");
+    let mut compiler = PolicyCompiler::new(&decls, !variables.is_empty());
+    for (i, v) in variables.iter().enumerate() {
+        errs.extend(validate_variable(
+            v,
+            &mut compiler,
+            &path.child("variables").index(i),
+        ));
+    }
+    (errs, compiler)
 }
 
 /// The opening of both policy specs (`validateValidatingAdmissionPolicySpec`,

@@ -26,17 +26,17 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         }
         "PersistentVolumeClaim" if w.is_status() => validate_pvc_status_update(obj),
         "PersistentVolumeClaim" if w.subresource.is_empty() => {
-            // A claim object (not a StatefulSet's claim template, which
-            // comes without metadata) is validated as kube's strategy
-            // leaves its data sources.
-            let prepared;
-            let (obj, old) = if obj.get("metadata").is_some() {
-                let old = w.old().map(|o| with_data_sources(o, None));
-                prepared = with_data_sources(obj, Some(old.as_ref().unwrap_or(&Value::Null)));
-                (&prepared, old)
-            } else {
-                (obj, w.old().cloned())
-            };
+            // The claim comes as kube's strategy left it
+            // (`defaults::pvc::data_sources`); the stored one is
+            // normalized too, as kube's `PrepareForUpdate` does, so a claim
+            // stored before normalization compares alike.
+            let old = w.old().map(|o| {
+                let mut o = o.clone();
+                if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
+                    crate::defaults::pvc::normalize(spec);
+                }
+                o
+            });
             let mut errs = validate_pvc(obj, PvcOpts::of(w.old()));
             if let Some(old) = &old {
                 errs.extend(validate_pvc_update(obj, old));
@@ -375,75 +375,6 @@ impl PvcOpts {
             allow_invalid_api_group: has_group("dataSource") || has_group("dataSourceRef"),
         }
     }
-}
-
-/// `claim` with its data sources as kube's claim strategy leaves them
-/// before validation. With `stored` (`Null` on create) for the claim
-/// written: `DropDisabledFields` drops a cross-namespace `dataSourceRef`
-/// (CrossNamespaceVolumeDataSource is off in 1.34) and
-/// `EnforceDataSourceBackwardsCompatibility` a `dataSource` that is no
-/// PVC or VolumeSnapshot when there is no `dataSourceRef`, both unless
-/// the stored claim has one; without `stored` (the stored claim itself)
-/// only `NormalizeDataSources`, which copies either one into the other
-/// when only one is set.
-fn with_data_sources(claim: &Value, stored: Option<&Value>) -> Value {
-    let mut claim = claim.clone();
-    let Some(spec) = claim.get_mut("spec").and_then(Value::as_object_mut) else {
-        return claim;
-    };
-    let set = |s: &Map<String, Value>, key: &str| s.get(key).is_some_and(|v| !v.is_null());
-    if let Some(stored) = stored {
-        let old = stored.get("spec").and_then(Value::as_object);
-        let old_has = |key: &str| old.is_some_and(|o| set(o, key));
-        let ref_namespace = spec
-            .get("dataSourceRef")
-            .and_then(|r| r.get("namespace"))
-            .and_then(Value::as_str)
-            .is_some_and(|n| !n.is_empty());
-        if ref_namespace && !old_has("dataSourceRef") {
-            spec.remove("dataSourceRef");
-        }
-        if !old_has("dataSource") && !old_has("dataSourceRef") && !set(spec, "dataSourceRef") {
-            let keep = spec.get("dataSource").is_some_and(|ds| {
-                let group = str_of(ds, "apiGroup");
-                match str_of(ds, "kind") {
-                    "PersistentVolumeClaim" => group.is_empty(),
-                    "VolumeSnapshot" => group == "snapshot.storage.k8s.io",
-                    _ => false,
-                }
-            });
-            if !keep {
-                spec.remove("dataSource");
-            }
-        }
-    }
-    let copy = |from: &Value| {
-        let mut m = Map::new();
-        for key in ["apiGroup", "kind", "name"] {
-            if let Some(v) = from.get(key).filter(|v| !v.is_null()) {
-                m.insert(key.to_string(), v.clone());
-            }
-        }
-        Value::Object(m)
-    };
-    match (set(spec, "dataSource"), set(spec, "dataSourceRef")) {
-        (true, false) => {
-            let r = copy(&spec["dataSource"]);
-            spec.insert("dataSourceRef".into(), r);
-        }
-        (false, true) => {
-            let local = spec["dataSourceRef"]
-                .get("namespace")
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty);
-            if local {
-                let d = copy(&spec["dataSourceRef"]);
-                spec.insert("dataSource".into(), d);
-            }
-        }
-        _ => {}
-    }
-    claim
 }
 
 /// `ValidatePersistentVolumeClaimSpec` (at `spec`); `obj` is the claim.

@@ -9,6 +9,8 @@ mod scheduling;
 mod security;
 mod topology;
 
+pub(crate) use scheduling::node_selector;
+
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
 

@@ -4,7 +4,7 @@
 //! sources' own fields, and the update rules. The other sources' fields
 //! are not checked beyond the schema (docs/compatibility.md).
 
-use keelson_apimachinery::names::{is_qualified_name, is_valid_label_value};
+use keelson_apimachinery::names::is_valid_label_value;
 use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{Map, Value};
@@ -175,7 +175,11 @@ fn validate_pv_spec(spec: &Value, sp: &Path, allow_invalid_values: bool) -> Vec<
     if let Some(a) = affinity {
         let ap = sp.child("nodeAffinity").child("required");
         match a.get("required").filter(|r| !r.is_null()) {
-            Some(req) => errs.extend(node_selector(req, allow_invalid_values, &ap)),
+            Some(req) => errs.extend(super::core_pod::node_selector(
+                req,
+                allow_invalid_values,
+                &ap,
+            )),
             None => errs.push(FieldError::required(
                 ap.as_str(),
                 "must specify required node constraints",
@@ -419,111 +423,6 @@ fn cleans_to_root(p: &str) -> bool {
         }
     }
     depth.is_empty()
-}
-
-/// kube's `ValidateNodeSelector` (a volume's required node affinity).
-fn node_selector(sel: &Value, allow_invalid_values: bool, path: &Path) -> Vec<FieldError> {
-    let tp = path.child("nodeSelectorTerms");
-    let terms = list_of(sel, "nodeSelectorTerms");
-    if terms.is_empty() {
-        return vec![FieldError::required(
-            tp.as_str(),
-            "must have at least one node selector term",
-        )];
-    }
-    let mut errs = Vec::new();
-    for (i, term) in terms.iter().enumerate() {
-        let ip = tp.index(i);
-        for (j, req) in list_of(term, "matchExpressions").iter().enumerate() {
-            errs.extend(node_selector_requirement(
-                req,
-                allow_invalid_values,
-                &ip.child("matchExpressions").index(j),
-            ));
-        }
-        for (j, req) in list_of(term, "matchFields").iter().enumerate() {
-            errs.extend(node_field_requirement(
-                req,
-                &ip.child("matchFields").index(j),
-            ));
-        }
-    }
-    errs
-}
-
-/// kube's `ValidateNodeSelectorRequirement`.
-fn node_selector_requirement(
-    req: &Value,
-    allow_invalid_values: bool,
-    rp: &Path,
-) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let values = list_of(req, "values");
-    let vp = rp.child("values");
-    match str_of(req, "operator") {
-        "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
-            vp.as_str(),
-            "must be specified when `operator` is 'In' or 'NotIn'",
-        )),
-        "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::forbidden(
-            vp.as_str(),
-            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-        )),
-        "Gt" | "Lt" if values.len() != 1 => errs.push(FieldError::required(
-            vp.as_str(),
-            "must be specified single value when `operator` is 'Lt' or 'Gt'",
-        )),
-        "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
-        op => errs.push(FieldError::invalid(
-            rp.child("operator").as_str(),
-            op,
-            "not a valid selector operator",
-        )),
-    }
-    let key = str_of(req, "key");
-    errs.extend(invalid_all(is_qualified_name(key), &rp.child("key"), key));
-    if !allow_invalid_values {
-        for (i, v) in values.iter().enumerate() {
-            let v = v.as_str().unwrap_or("");
-            errs.extend(invalid_all(is_valid_label_value(v), &vp.index(i), v));
-        }
-    }
-    errs
-}
-
-/// kube's `ValidateNodeFieldSelectorRequirement`.
-fn node_field_requirement(req: &Value, rp: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let values = list_of(req, "values");
-    match str_of(req, "operator") {
-        "In" | "NotIn" => {
-            if values.len() != 1 {
-                errs.push(FieldError::required(
-                    rp.child("values").as_str(),
-                    "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
-                ));
-            }
-        }
-        op => errs.push(FieldError::invalid(
-            rp.child("operator").as_str(),
-            op,
-            "not a valid selector operator",
-        )),
-    }
-    let key = str_of(req, "key");
-    if key != "metadata.name" {
-        errs.push(FieldError::invalid(
-            rp.child("key").as_str(),
-            key,
-            "not a valid field selector key",
-        ));
-    } else {
-        for (i, v) in values.iter().enumerate() {
-            let v = v.as_str().unwrap_or("");
-            errs.extend(dns1123_subdomain(v, &rp.child("values").index(i)));
-        }
-    }
-    errs
 }
 
 /// `helper.HasInvalidLabelValueInNodeSelectorTerms` of a node selector.

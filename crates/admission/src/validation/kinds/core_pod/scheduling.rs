@@ -284,6 +284,7 @@ fn affinity(
         if let Some(req) = object(na, "requiredDuringSchedulingIgnoredDuringExecution") {
             errs.extend(node_selector(
                 req,
+                false,
                 &np.child("requiredDuringSchedulingIgnoredDuringExecution"),
             ));
         }
@@ -345,8 +346,14 @@ fn weight(t: &Value, path: &Path) -> Vec<FieldError> {
     }
 }
 
-/// kube's `ValidateNodeSelector` (required node affinity).
-fn node_selector(sel: &Value, path: &Path) -> Vec<FieldError> {
+/// kube's `ValidateNodeSelector` (a pod's required node affinity, a
+/// volume's node affinity); `allow_invalid_values` lets label values
+/// already stored through.
+pub(crate) fn node_selector(
+    sel: &Value,
+    allow_invalid_values: bool,
+    path: &Path,
+) -> Vec<FieldError> {
     let tp = path.child("nodeSelectorTerms");
     let terms = list_of(sel, "nodeSelectorTerms");
     if terms.is_empty() {
@@ -358,7 +365,7 @@ fn node_selector(sel: &Value, path: &Path) -> Vec<FieldError> {
     terms
         .iter()
         .enumerate()
-        .flat_map(|(i, t)| node_selector_term(t, false, &tp.index(i)))
+        .flat_map(|(i, t)| node_selector_term(t, allow_invalid_values, &tp.index(i)))
         .collect()
 }
 
