@@ -431,6 +431,141 @@ fn authorizer_scenario(c: &Cluster) {
     assert!(out.status.success(), "{out:?}");
 }
 
+/// Policies on subresources with their own kinds: kube admits the Scale
+/// of `/scale` (`autoscaling/v1`), the Eviction of `pods/eviction`
+/// (`policy/v1`) and the Binding of `pods/binding` (`v1`).
+const SUBRESOURCE_POLICIES: &str = r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: max-scale
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["UPDATE"]
+      resources: ["deployments/scale"]
+  validations:
+  - expression: "object.spec.replicas <= 5 && oldObject.kind == 'Scale'"
+    messageExpression: "'scale of ' + request.kind.group + '/' + request.kind.version + ' ' + request.kind.kind + ' from ' + string(oldObject.spec.replicas) + ' is at most 5'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: max-scale-binding
+spec:
+  policyName: max-scale
+  validationActions: [Deny]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: no-eviction
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["pods/eviction", "pods/binding"]
+  validations:
+  - expression: "request.subResource != 'eviction'"
+    messageExpression: "object.apiVersion + ' ' + object.kind + ' of ' + request.name + ' refused'"
+  - expression: "request.subResource != 'binding' || object.target.name != 'forbidden-node'"
+    message: "not on that node"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: no-eviction-binding
+spec:
+  policyName: no-eviction
+  validationActions: [Deny]
+"#;
+
+fn subresource_scenario(c: &Cluster) {
+    c.ok_stdin(&["apply", "-f", "-"], SUBRESOURCE_POLICIES);
+    c.ok(&[
+        "create",
+        "deployment",
+        "scaled",
+        "--image=nginx",
+        "--replicas=2",
+    ]);
+    eventually("the scale policy takes effect", || {
+        !c.kubectl(&[
+            "scale",
+            "deployment",
+            "scaled",
+            "--replicas=9",
+            "--dry-run=server",
+        ])
+        .status
+        .success()
+    });
+    let err = c.fails(&["scale", "deployment", "scaled", "--replicas=9"], None);
+    assert!(
+        err.contains("ValidatingAdmissionPolicy 'max-scale' with binding 'max-scale-binding' denied request: scale of autoscaling/v1 Scale from 2 is at most 5"),
+        "{err}"
+    );
+    c.ok(&["scale", "deployment", "scaled", "--replicas=4"]);
+    assert_eq!(
+        c.ok(&[
+            "get",
+            "deployment",
+            "scaled",
+            "-o",
+            "jsonpath={.spec.replicas}"
+        ]),
+        "4"
+    );
+
+    c.ok(&["run", "evictee", "--image=nginx"]);
+    let binding = |node: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Binding","metadata":{{"name":"evictee"}},"target":{{"kind":"Node","name":"{node}"}}}}"#
+        )
+    };
+    let raw = |sub: &str| format!("/api/v1/namespaces/default/pods/evictee/{sub}");
+    eventually("the binding policy takes effect", || {
+        let out = c.kubectl_stdin(
+            &["create", "--raw", &raw("binding?dryRun=All"), "-f", "-"],
+            Some(&binding("forbidden-node")),
+        );
+        !out.status.success()
+    });
+    let err = c.fails(
+        &["create", "--raw", &raw("binding"), "-f", "-"],
+        Some(&binding("forbidden-node")),
+    );
+    assert!(
+        err.contains("ValidatingAdmissionPolicy 'no-eviction' with binding 'no-eviction-binding' denied request: not on that node"),
+        "{err}"
+    );
+    c.ok_stdin(
+        &["create", "--raw", &raw("binding"), "-f", "-"],
+        &binding("node-a"),
+    );
+    assert_eq!(
+        c.ok(&["get", "pod", "evictee", "-o", "jsonpath={.spec.nodeName}"]),
+        "node-a"
+    );
+
+    // A policy/v1beta1 body is admitted as kube's policy/v1 Eviction.
+    let err = c.fails(
+        &["create", "--raw", &raw("eviction"), "-f", "-"],
+        Some(r#"{"apiVersion":"policy/v1beta1","kind":"Eviction","metadata":{"name":"evictee"}}"#),
+    );
+    assert!(
+        err.contains("ValidatingAdmissionPolicy 'no-eviction' with binding 'no-eviction-binding' denied request: policy/v1 Eviction of evictee refused"),
+        "{err}"
+    );
+    assert_eq!(
+        c.ok(&["get", "pod", "evictee", "-o", "name"]).trim(),
+        "pod/evictee"
+    );
+}
+
 const DENIED: &str = "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 5";
 
 fn scenario(mode: Mode) {
@@ -515,6 +650,7 @@ fn scenario(mode: Mode) {
     compile_scenario(&c);
     type_checking_scenario(&c);
     authorizer_scenario(&c);
+    subresource_scenario(&c);
 }
 
 #[test]

@@ -86,6 +86,7 @@ fn create(resource: &str, object: Value, dry_run: bool) -> AdmissionRequest {
         gr: GroupResource::new("", resource),
         api_version: "v1".into(),
         kind: object["kind"].as_str().unwrap_or("").into(),
+        kind_api_version: String::new(),
         namespace: "team".into(),
         name: object["metadata"]["name"].as_str().unwrap_or("").into(),
         subresource: String::new(),

@@ -18,10 +18,15 @@ pub enum Operation {
 pub struct AdmissionRequest {
     pub operation: Operation,
     pub gr: GroupResource,
-    /// API version of the object (`v1`, `apps/v1`).
+    /// API version of the resource as requested (`v1`, `apps/v1`).
     pub api_version: String,
-    /// Kind of the object (`Pod`).
+    /// Kind of the object (`Pod`; a subresource's own kind, `Scale`).
     pub kind: String,
+    /// API version of a subresource's own kind when it is not the
+    /// resource's (`policy/v1` for a `pods/eviction` Eviction,
+    /// `autoscaling/v1` for a `/scale` Scale); empty when the object is
+    /// the resource's kind at `api_version`.
+    pub kind_api_version: String,
     /// Request namespace; empty for cluster scope.
     pub namespace: String,
     /// Object name (may be empty on create with generateName).
@@ -46,6 +51,20 @@ pub struct AdmissionRequest {
     /// `CreateOptions`, `UpdateOptions` or `DeleteOptions` object
     /// (`meta.k8s.io/v1`, with `dryRun`, `fieldManager`, ...).
     pub options: Option<Value>,
+}
+
+impl AdmissionRequest {
+    /// The group and version of the object's kind as admission reports it
+    /// (`request.kind`): a subresource's own kind's, else the resource's
+    /// group at `version`.
+    pub fn kind_group_version<'a>(&'a self, version: &'a str) -> (&'a str, &'a str) {
+        if self.kind_api_version.is_empty() {
+            return (&self.gr.group, version);
+        }
+        self.kind_api_version
+            .split_once('/')
+            .unwrap_or(("", &self.kind_api_version))
+    }
 }
 
 /// The requesting user as admission sees it (kube's

@@ -48,6 +48,7 @@ fn request(op: Operation, fv: FieldValidation) -> AdmissionRequest {
         gr: GroupResource::new("apps", "deployments"),
         api_version: "apps/v1".into(),
         kind: "Deployment".into(),
+        kind_api_version: String::new(),
         namespace: "default".into(),
         name: "web".into(),
         subresource: String::new(),

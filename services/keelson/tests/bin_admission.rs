@@ -20,6 +20,7 @@ fn create_configmap(namespace: &str) -> AdmissionRequest {
         gr: GroupResource::new("", "configmaps"),
         api_version: "v1".into(),
         kind: "ConfigMap".into(),
+        kind_api_version: String::new(),
         namespace: namespace.into(),
         name: "c".into(),
         subresource: String::new(),

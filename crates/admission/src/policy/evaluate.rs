@@ -247,7 +247,10 @@ struct Decision {
 /// `requestResource` as asked, no `uid`, `object` or `oldObject`.
 pub(crate) fn request_json(req: &AdmissionRequest, name: &str, matched_version: &str) -> Value {
     let version = req.api_version.rsplit('/').next().unwrap_or("");
-    let gvk = |v: &str| json!({"group": req.gr.group, "version": v, "kind": req.kind});
+    let gvk = |v: &str| {
+        let (group, version) = req.kind_group_version(v);
+        json!({"group": group, "version": version, "kind": req.kind})
+    };
     let gvr = |v: &str| json!({"group": req.gr.group, "version": v, "resource": req.gr.resource});
     let mut m = serde_json::Map::new();
     m.insert("uid".into(), "".into());
@@ -608,7 +611,9 @@ fn versioned_for(
 ) -> ApiResult<Option<Matched>> {
     let req = cx.req;
     let request = request_json(req, attrs.name, version);
-    if version == attrs.version {
+    // A subresource's own kind (a Scale) is the same at every version of
+    // the resource.
+    if version == attrs.version || !req.kind_api_version.is_empty() {
         return Ok(Some(Matched {
             converted: None,
             request,

@@ -32,7 +32,8 @@ fn version_of(api_version: &str) -> &str {
 pub(crate) fn request_json(inv: &Invocation, uid: &str) -> Value {
     let req = inv.req;
     let version = version_of(&req.api_version);
-    let kind = json!({"group": req.gr.group, "version": version, "kind": req.kind});
+    let (kind_group, kind_version) = req.kind_group_version(version);
+    let kind = json!({"group": kind_group, "version": kind_version, "kind": req.kind});
     let resource = json!({"group": req.gr.group, "version": version, "resource": req.gr.resource});
     let mut m = Map::new();
     m.insert("uid".into(), uid.into());

@@ -173,6 +173,7 @@ pub fn create(group: &str, resource: &str, namespace: &str, object: Value) -> Ad
         gr: GroupResource::new(group, resource),
         api_version,
         kind,
+        kind_api_version: String::new(),
         namespace: namespace.into(),
         name,
         subresource: String::new(),

@@ -76,6 +76,15 @@ fn validate(b: &Value) -> Vec<FieldError> {
     errs
 }
 
+/// kube's `ValidatePodBinding`, answered as kube's plain aggregate `500`.
+fn check(binding: &Value) -> ApiResult<()> {
+    let errs = validate(binding);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::new(500, "", FieldError::aggregate(&errs)))
+}
+
 /// `POST .../pods/{name}/binding`, or `POST .../bindings` (the name from
 /// the body).
 pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
@@ -91,11 +100,28 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
             "name in URL does not match name in Binding object",
         ));
     }
-    let errs = validate(&binding);
-    if !errs.is_empty() {
-        // kube returns the aggregate as a plain error.
-        return Err(ApiError::new(500, "", FieldError::aggregate(&errs)));
-    }
+    check(&binding)?;
+    // kube's create handler runs the admission chain on the Binding
+    // (webhooks and policies matching `pods/binding` or `bindings`); the
+    // pod is bound as admitted. kube validates the Binding between its
+    // mutating and validating phases; Keelson before and after the one
+    // admission call.
+    let (binding, warnings) = super::write::admit_subresource(
+        cx,
+        super::write::SubresourceKind {
+            api_version: "v1",
+            kind: "Binding",
+        },
+        keelson_api::Operation::Create,
+        binding,
+        None,
+        super::write::WriteOpts {
+            fv: opts.field_validation,
+            dry: opts.dry_run,
+        },
+    )
+    .await?;
+    check(&binding)?;
     let node = binding
         .pointer("/target/name")
         .and_then(Value::as_str)
@@ -186,7 +212,12 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
                 )
                 .await;
         match stored {
-            Ok(_) => return Ok(status_object(201, None)),
+            Ok(_) => {
+                return Ok(Reply {
+                    warnings,
+                    ..status_object(201, None)
+                })
+            }
             Err(e) if e.is_conflict() && attempt < RETRIES => {
                 // The store reads durable revisions only.
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;

@@ -14,7 +14,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use keelson_api::{ObjectKey, UpdateOptions as StoreUpdateOptions};
+use keelson_api::{ObjectKey, Operation, UpdateOptions as StoreUpdateOptions};
 use keelson_apimachinery::meta::{meta_str, now_rfc3339};
 use keelson_apimachinery::options::{CreateOptions, DeleteOptions, Query};
 use keelson_apimachinery::status::{StatusCause, StatusDetails};
@@ -154,9 +154,32 @@ fn should_enforce_resource_version(pod: &Value) -> bool {
 /// `POST .../pods/{name}/eviction`.
 pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let copts = CreateOptions::from_query(cx.query)?;
-    let ev = decode_eviction(cx, body)?;
+    let mut ev = decode_eviction(cx, body)?;
+    // Admission sees the Eviction as kube's subresource declares it
+    // (`policy/v1`, whichever version was sent), then deletes as admitted.
+    if let Some(m) = ev.as_object_mut() {
+        m.insert("apiVersion".into(), "policy/v1".into());
+    }
+    let (ev, warnings) = super::write::admit_subresource(
+        cx,
+        super::write::SubresourceKind {
+            api_version: "policy/v1",
+            kind: "Eviction",
+        },
+        Operation::Create,
+        ev,
+        None,
+        super::write::WriteOpts {
+            fv: copts.field_validation,
+            dry: copts.dry_run,
+        },
+    )
+    .await?;
+    let reply = |r: Reply| Reply {
+        warnings: warnings.clone(),
+        ..r
+    };
     let original = delete_options(&ev, &cx.query.all("dryRun"))?;
-    let _ = copts;
     let dry = original.dry_run;
     let name = cx.ri.name.as_str();
     let rv_unset = original
@@ -178,7 +201,7 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
             opts.preconditions.resource_version = Some(meta_str(&pod, "resourceVersion").into());
         }
         match add_condition_and_delete(cx, name, opts).await {
-            Ok(()) => return Ok(status_object(201, None)),
+            Ok(()) => return Ok(reply(status_object(201, None))),
             Err(e) if e.is_conflict() && rv_unset && attempt < RETRY_STEPS => {
                 tokio::time::sleep(RETRY_PAUSE).await;
             }
@@ -188,10 +211,10 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
 
     let budgets = matching_budgets(cx, &pod).await?;
     if budgets.len() > 1 {
-        return Ok(status_object(
+        return Ok(reply(status_object(
             500,
             Some("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."),
-        ));
+        )));
     }
     let mut enforce_rv = false;
     let mut pdb_name = String::new();
@@ -225,7 +248,7 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     match add_condition_and_delete(cx, name, opts).await {
         Err(e) if e.is_conflict() && enforce_rv && rv_unset => Err(still_processing(&pdb_name)),
         Err(e) => Err(e),
-        Ok(()) => Ok(status_object(201, None)),
+        Ok(()) => Ok(reply(status_object(201, None))),
     }
 }
 

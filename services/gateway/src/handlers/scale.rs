@@ -230,21 +230,9 @@ struct ScaleWrite {
     applied: bool,
 }
 
-/// Apply a desired Scale to the workload and store it: the replicas, the
-/// resourceVersion precondition, and the Scale's managedFields folded back
-/// into the workload's, as kube's scale subresources do.
-async fn apply_scale(
-    cx: &Ctx<'_>,
-    old: Value,
-    old_scale: Value,
-    handler: &ScaleHandler,
-    write: ScaleWrite,
-) -> ApiResult<Reply> {
-    let scale = &write.scale;
-    check_scale(scale)?;
-    let opts = UpdateOptions::from_query(cx.query)?;
-    let dry = opts.dry_run;
-    let name = &cx.ri.name;
+/// The Scale's `spec.replicas`, with kube's decode error for a value that
+/// is not an int32 and `ValidateScale`'s for a negative one.
+fn scale_replicas(scale: &Value, name: &str) -> ApiResult<i64> {
     let replicas = match scale.pointer("/spec/replicas") {
         None | Some(Value::Null) => 0,
         Some(v) => v.as_i64().filter(|n| i32::try_from(*n).is_ok()).ok_or_else(|| {
@@ -266,6 +254,47 @@ async fn apply_scale(
             )],
         ));
     }
+    Ok(replicas)
+}
+
+/// Apply a desired Scale to the workload and store it: the replicas, the
+/// resourceVersion precondition, and the Scale's managedFields folded back
+/// into the workload's, as kube's scale subresources do.
+async fn apply_scale(
+    cx: &Ctx<'_>,
+    old: Value,
+    old_scale: Value,
+    handler: &ScaleHandler,
+    write: ScaleWrite,
+) -> ApiResult<Reply> {
+    check_scale(&write.scale)?;
+    let opts = UpdateOptions::from_query(cx.query)?;
+    let dry = opts.dry_run;
+    let name = &cx.ri.name;
+    scale_replicas(&write.scale, name)?;
+    // kube's update handler runs the admission chain on the Scale
+    // (`autoscaling/v1`, the old Scale beside it): webhooks and policies
+    // matching `<resource>/scale` see it, and it is applied as admitted.
+    let (admitted, warnings) = super::write::admit_subresource(
+        cx,
+        super::write::SubresourceKind {
+            api_version: SCALE_API_VERSION,
+            kind: "Scale",
+        },
+        keelson_api::Operation::Update,
+        write.scale,
+        Some(old_scale.clone()),
+        super::write::WriteOpts {
+            fv: opts.field_validation,
+            dry,
+        },
+    )
+    .await?;
+    let write = ScaleWrite {
+        scale: admitted,
+        applied: write.applied,
+    };
+    let replicas = scale_replicas(&write.scale, name)?;
     // The Scale's own managedFields: an apply recorded them; other writes
     // are an `Update` of the Scale by the writer.
     let recorded = if write.applied {
@@ -316,7 +345,10 @@ async fn apply_scale(
             )
             .await?;
     super::custom::to_request_version(cx.b, cx.info, &mut stored).await?;
-    Ok(Reply::ok(scale_of(&stored, paths(cx)?)))
+    Ok(Reply {
+        warnings,
+        ..Reply::ok(scale_of(&stored, paths(cx)?))
+    })
 }
 
 /// `PUT .../scale`.

@@ -65,6 +65,64 @@ pub(crate) async fn admit(
     is_patch: bool,
     opts: WriteOpts,
 ) -> ApiResult<(Option<Value>, Vec<String>)> {
+    let kind = SubresourceKind {
+        api_version: "",
+        kind: &cx.info.kind,
+    };
+    admit_as(
+        cx, kind, operation, object, old_object, raw_body, is_patch, opts,
+    )
+    .await
+}
+
+/// The kind a subresource's own object is admitted as, when it is not the
+/// resource's: a `v1` Binding on `pods/binding`, a `policy/v1` Eviction on
+/// `pods/eviction`, an `autoscaling/v1` Scale on `/scale`.
+#[derive(Clone, Copy)]
+pub(crate) struct SubresourceKind<'a> {
+    /// The kind's API version; empty for the resource's own kind.
+    pub api_version: &'a str,
+    pub kind: &'a str,
+}
+
+/// Admit the object of a subresource with its own kind (kube's create and
+/// update handlers run the whole chain on it: webhooks and policies that
+/// match the subresource see it, built-in rules of the resource's kind do
+/// not); the admitted object and the warnings.
+pub(crate) async fn admit_subresource(
+    cx: &Ctx<'_>,
+    kind: SubresourceKind<'_>,
+    operation: Operation,
+    object: Value,
+    old_object: Option<Value>,
+    opts: WriteOpts,
+) -> ApiResult<(Value, Vec<String>)> {
+    let (admitted, warnings) = admit_as(
+        cx,
+        kind,
+        operation,
+        Some(object),
+        old_object,
+        None,
+        false,
+        opts,
+    )
+    .await?;
+    let admitted = admitted.ok_or_else(|| ApiError::internal("admission returned no object"))?;
+    Ok((admitted, warnings))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn admit_as(
+    cx: &Ctx<'_>,
+    kind: SubresourceKind<'_>,
+    operation: Operation,
+    object: Option<Value>,
+    old_object: Option<Value>,
+    raw_body: Option<Vec<u8>>,
+    is_patch: bool,
+    opts: WriteOpts,
+) -> ApiResult<(Option<Value>, Vec<String>)> {
     let name = object
         .as_ref()
         .or(old_object.as_ref())
@@ -80,7 +138,8 @@ pub(crate) async fn admit(
                 operation,
                 gr: cx.gr(),
                 api_version: cx.info.api_version(),
-                kind: cx.info.kind.clone(),
+                kind: kind.kind.to_string(),
+                kind_api_version: kind.api_version.to_string(),
                 namespace: cx.ri.namespace.clone(),
                 name,
                 subresource: cx.ri.subresource.clone(),
