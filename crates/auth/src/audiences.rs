@@ -2,6 +2,8 @@
 //! `authenticator.Audiences.Intersect`, Go's `%q` of a string list and
 //! `utilerrors.NewAggregate`'s message.
 
+use keelson_apimachinery::gofmt::go_quote;
+
 /// The audiences of `targets` that `have` holds, in `targets`' order
 /// (kube's `Audiences.Intersect`).
 pub fn intersect(have: &[String], targets: &[String]) -> Vec<String> {
@@ -16,27 +18,6 @@ pub fn intersect(have: &[String], targets: &[String]) -> Vec<String> {
 pub fn go_quote_list(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| go_quote(s)).collect();
     format!("[{}]", quoted.join(" "))
-}
-
-/// A string as Go's `strconv.Quote` writes printable text.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The message of a (flattened) `utilerrors.NewAggregate`: each distinct

@@ -31,7 +31,7 @@ pub fn apply_configuration(
     if !errs.is_empty() {
         return Err(format!(
             "failed to convert patch object to typed object: {}",
-            errs.join("\n")
+            typed::validation_message(&errs)
         ));
     }
     let atomics = typed::find_atomics(patch, ty);

@@ -65,4 +65,13 @@ fn atomic_parts_and_undeclared_fields_are_refused() {
         apply(json!({"spec": {"bogus": 1}})).unwrap_err(),
         "failed to convert patch object to typed object: .spec.bogus: field not declared in schema"
     );
+    // Values of the wrong type, as structured-merge-diff words them.
+    assert_eq!(
+        apply(json!({"spec": {"replicas": "many"}})).unwrap_err(),
+        "failed to convert patch object to typed object: .spec.replicas: expected numeric (int or float), got string"
+    );
+    assert_eq!(
+        apply(json!({"metadata": {"labels": {"tier": 2}}, "spec": {"paused": "no"}})).unwrap_err(),
+        "failed to convert patch object to typed object: errors:\n  .metadata.labels.tier: expected string, got &value.valueUnstructured{Value:2}\n  .spec.paused: expected boolean, got &{no}"
+    );
 }

@@ -419,13 +419,7 @@ impl<'a> FieldManager<'a> {
                     .and_then(Value::as_str)
                     .unwrap_or("")
             };
-            let msg = if errs.len() == 1 {
-                errs[0].clone()
-            } else {
-                let mut lines = vec!["errors:".to_string()];
-                lines.extend(errs.iter().map(|e| format!("  {e}")));
-                lines.join("\n")
-            };
+            let msg = typed::validation_message(&errs);
             return Err(ApiError::new(
                 500,
                 StatusReason::Unknown,

@@ -13,8 +13,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use keelson_apimachinery::gofmt;
+
 use super::path::PathElement;
 use super::set::Set;
+
 use crate::schema::{Shape, TypeRef};
 
 /// What a node is for merging.
@@ -228,15 +231,55 @@ pub(crate) fn validate(v: &Value, ty: TypeRef<'_>) -> Vec<String> {
     errs
 }
 
+/// structured-merge-diff's `ValidationErrors.Error()`: one error as it is,
+/// several as `errors:` and one indented line each.
+pub(crate) fn validation_message(errs: &[String]) -> String {
+    if errs.len() == 1 {
+        return errs[0].clone();
+    }
+    let mut lines = vec!["errors:".to_string()];
+    lines.extend(errs.iter().map(|e| format!("  {e}")));
+    lines.join("\n")
+}
+
 fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: &mut Vec<String>) {
-    match node(ty, Some(v)) {
-        Node::Leaf => {}
-        Node::Map(mty) => {
-            let Value::Object(m) = v else { return };
-            let is_struct = mty.shape() == Shape::Struct && !mty.preserves_unknown_fields();
+    // structured-merge-diff validates every value, atomic or not; `null`
+    // is a valid value of any type.
+    if v.is_null() {
+        return;
+    }
+    let at = |msg: String| {
+        if path.is_empty() {
+            msg
+        } else {
+            format!("{}: {msg}", path_string(path))
+        }
+    };
+    match ty.shape() {
+        Shape::Scalar => {
+            if let Some(msg) = scalar_error(ty, v) {
+                errs.push(at(msg));
+            }
+        }
+        Shape::Untyped => {
+            // A deduced value: a map's fields are deduced too.
+            if let Value::Object(m) = v {
+                for (k, val) in m {
+                    path.push(PathElement::field(k));
+                    validate_walk(val, ty.field(k), path, errs);
+                    path.pop();
+                }
+            }
+        }
+        Shape::Struct | Shape::Map => {
+            let Value::Object(m) = v else {
+                errs.push(at(format!("expected map, got {}", unstructured_v(v))));
+                return;
+            };
+            let is_struct = ty.shape() == Shape::Struct && !ty.preserves_unknown_fields();
             for (k, val) in m {
                 path.push(PathElement::field(k));
-                if is_struct && !mty.has_field(k) {
+                if is_struct && !ty.has_field(k) {
                     // structured-merge-diff stops at the first one.
                     errs.push(format!(
                         "{}: field not declared in schema",
@@ -245,33 +288,79 @@ fn validate_walk(v: &Value, ty: TypeRef<'_>, path: &mut Vec<PathElement>, errs: 
                     path.pop();
                     break;
                 }
-                validate_walk(val, mty.field(k), path, errs);
+                validate_walk(val, ty.field(k), path, errs);
                 path.pop();
             }
         }
-        Node::List(items_ty, keys) => {
-            let Value::Array(items) = v else { return };
+        Shape::List => {
+            let Value::Array(items) = v else {
+                errs.push(at(format!("expected list, got {}", unstructured_v(v))));
+                return;
+            };
+            let items_ty = ty.items();
+            let keys = list_relationship(ty);
             let mut seen: Vec<PathElement> = Vec::new();
             for (i, item) in items.iter().enumerate() {
-                match item_element(&keys, i, item) {
-                    Ok(pe) => {
-                        if seen.contains(&pe) {
-                            errs.push(format!(
-                                "{}: duplicate entries for key {pe}",
-                                path_string(path)
-                            ));
+                let pe = match &keys {
+                    // Atomic lists are walked by index.
+                    None => PathElement::Index(i as i64),
+                    Some(keys) => match item_element(keys, i, item) {
+                        Ok(pe) => {
+                            if seen.contains(&pe) {
+                                errs.push(format!(
+                                    "{}: duplicate entries for key {pe}",
+                                    path_string(path)
+                                ));
+                                continue;
+                            }
+                            seen.push(pe.clone());
+                            pe
+                        }
+                        Err(e) => {
+                            errs.push(format!("{}: element {i}: {e}", path_string(path)));
                             continue;
                         }
-                        seen.push(pe.clone());
-                        path.push(pe);
-                        validate_walk(item, items_ty, path, errs);
-                        path.pop();
-                    }
-                    Err(e) => errs.push(format!("{}: element {i}: {e}", path_string(path))),
-                }
+                    },
+                };
+                path.push(pe);
+                validate_walk(item, items_ty, path, errs);
+                path.pop();
             }
         }
     }
+}
+
+/// structured-merge-diff's `validateScalar` for a value of a scalar
+/// field: numbers, strings and booleans must be what the schema says; an
+/// int-or-string takes any scalar. The texts are Go's `%T`, `%#v` and `%v`
+/// of its unstructured value wrapper.
+fn scalar_error(ty: TypeRef<'_>, v: &Value) -> Option<String> {
+    let scalar = matches!(v, Value::Bool(_) | Value::Number(_) | Value::String(_));
+    let declared = ty
+        .resolved()
+        .filter(|s| !s.int_or_string)
+        .and_then(|s| s.type_.as_deref());
+    match declared {
+        Some("integer" | "number") if !v.is_number() => Some(format!(
+            "expected numeric (int or float), got {}",
+            gofmt::go_type(v)
+        )),
+        Some("string") if !v.is_string() => Some(format!(
+            "expected string, got &value.valueUnstructured{{Value:{}}}",
+            gofmt::go_sharp_v(v)
+        )),
+        Some("boolean") if !v.is_boolean() => {
+            Some(format!("expected boolean, got {}", unstructured_v(v)))
+        }
+        Some("integer" | "number" | "string" | "boolean") => None,
+        _ if !scalar => Some(format!("expected any scalar, got {}", unstructured_v(v))),
+        _ => None,
+    }
+}
+
+/// `%v` of structured-merge-diff's `*valueUnstructured` holding `v`.
+fn unstructured_v(v: &Value) -> String {
+    format!("&{{{}}}", gofmt::go_v(v))
 }
 
 /// The paths of the atomic lists, maps and structs `v` sets (kube's
