@@ -277,9 +277,48 @@ fn volume(v: &mut Map<String, Value>) {
             or_set(s, "defaultMode", 420);
         }
     }
+    if let Some(d) = v.get_mut("downwardAPI").and_then(Value::as_object_mut) {
+        downward_api_items(d);
+    }
+    let sources = v
+        .get_mut("projected")
+        .and_then(|p| p.get_mut("sources"))
+        .and_then(Value::as_array_mut);
+    for src in sources.into_iter().flatten() {
+        if let Some(d) = src.get_mut("downwardAPI").and_then(Value::as_object_mut) {
+            downward_api_items(d);
+        }
+        // `SetDefaults_ServiceAccountTokenProjection`.
+        if let Some(t) = src
+            .get_mut("serviceAccountToken")
+            .and_then(Value::as_object_mut)
+        {
+            or_set(t, "expirationSeconds", 3600);
+        }
+    }
+    // `SetDefaults_ImageVolumeSource`: the pull policy of its reference.
+    if let Some(img) = v.get_mut("image").and_then(Value::as_object_mut) {
+        let reference = img
+            .get("reference")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        or_set_str(img, "pullPolicy", pull_policy(&reference));
+    }
     persistent_volume_source(v);
     if let Some(spec) = object_at_map(v, &["ephemeral", "volumeClaimTemplate", "spec"]) {
         super::core::claim_spec(spec);
+    }
+}
+
+/// `SetDefaults_ObjectFieldSelector` for the items of a downward API
+/// volume or projection: `fieldRef.apiVersion` is `v1`.
+fn downward_api_items(d: &mut Map<String, Value>) {
+    let items = d.get_mut("items").and_then(Value::as_array_mut);
+    for item in items.into_iter().flatten() {
+        if let Some(f) = item.get_mut("fieldRef").and_then(Value::as_object_mut) {
+            or_set_str(f, "apiVersion", "v1");
+        }
     }
 }
 

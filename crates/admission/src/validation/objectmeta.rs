@@ -65,7 +65,7 @@ impl MetaRules<'_> {
 
 /// kube's `ValidateClusterTrustBundleName`: a bundle for a signer is named
 /// `<signer with '/' as ':'>:<subdomain>`; one without a signer has no ':'.
-fn trust_bundle_name_errors(signer: &str, name: &str, prefix: bool) -> Vec<String> {
+pub(crate) fn trust_bundle_name_errors(signer: &str, name: &str, prefix: bool) -> Vec<String> {
     if signer.is_empty() {
         if name.contains(':') {
             return vec![

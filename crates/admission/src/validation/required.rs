@@ -36,6 +36,10 @@ pub(crate) fn required_fields(
             .collect();
         struct_fields(defs, r.schema, &required, &top, "", &mut errs, 0);
     }
+    // A pod spec's volume sources report their required fields themselves,
+    // at kube's paths (`persistentDisk.pdName`, `downwardAPI.path` without
+    // an index, `projected.path`, ...).
+    errs.retain(|e| !e.field.contains("volumes["));
     errs
 }
 

@@ -99,11 +99,11 @@ async fn persistent_volume_defaults() {
 async fn persistent_volume_sources() {
     let obj = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                 "azureDisk": {"diskName": "d", "diskURI": "u"}}});
+                 "azureDisk": {"diskName": "d", "diskURI": "https://a.blob.core.windows.net/c/d.vhd"}}});
     let o = admitted(create("", "persistentvolumes", "", obj)).await;
     assert_eq!(
         o["spec"]["azureDisk"],
-        json!({"diskName": "d", "diskURI": "u", "cachingMode": "ReadWrite", "fsType": "ext4",
+        json!({"diskName": "d", "diskURI": "https://a.blob.core.windows.net/c/d.vhd", "cachingMode": "ReadWrite", "fsType": "ext4",
                "readOnly": false, "kind": "Shared"})
     );
     let obj = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
@@ -113,7 +113,7 @@ async fn persistent_volume_sources() {
     assert_eq!(o["spec"]["iscsi"]["iscsiInterface"], "default");
     let obj = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                 "scaleIO": {"gateway": "g", "system": "s", "secretRef": {"name": "x"}}}});
+                 "scaleIO": {"gateway": "g", "system": "s", "volumeName": "v", "secretRef": {"name": "x"}}}});
     let o = admitted(create("", "persistentvolumes", "", obj)).await;
     assert_eq!(o["spec"]["scaleIO"]["storageMode"], "ThinProvisioned");
     assert_eq!(o["spec"]["scaleIO"]["fsType"], "xfs");

@@ -174,7 +174,7 @@ async fn endpoints_mistakes() {
         "subsets": [{"addresses": [{"ip": "not-an-ip"}], "ports": [{"port": 70000, "protocol": "TCP"}]}]});
     assert_eq!(
         message(create("", "endpoints", "default", ep)).await,
-        "Endpoints \"web\" is invalid: [subsets[0].addresses[0].ip: Invalid value: \"not-an-ip\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive]"
+        "Endpoints \"web\" is invalid: [subsets[0].addresses[0].ip: Invalid value: \"not-an-ip\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].addresses[0].ip: Invalid value: \"not-an-ip\": must be a valid IP address, subsets[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive]"
     );
 }
 
@@ -637,8 +637,9 @@ async fn endpoint_slice_mistakes() {
     let many: Vec<Value> = (0..101)
         .map(|i| json!({"addresses": [format!("10.0.0.{}", i % 250)]}))
         .collect();
-    let ports: Vec<Value> = (0..101)
-        .map(|i| json!({"name": format!("p{i}"), "port": 1000 + i, "protocol": "TCP"}))
+    // kube 1.34's limit is 20000 ports (the API docs' 100 is not enforced).
+    let ports: Vec<Value> = (0..20001)
+        .map(|i| json!({"name": format!("p{i}"), "port": 1 + i % 60000, "protocol": "TCP"}))
         .collect();
     let addrs: Vec<String> = (0..101).map(|i| format!("10.0.1.{}", i % 250)).collect();
     let msg = message(create(
@@ -651,7 +652,7 @@ async fn endpoint_slice_mistakes() {
     .await;
     assert_eq!(
         msg,
-        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: [ports: Too many: 101: must have at most 100 items, endpoints[0].addresses: Too many: 101: must have at most 100 items]"
+        "EndpointSlice.discovery.k8s.io \"web-abc\" is invalid: [ports: Too many: 20001: must have at most 20000 items, endpoints[0].addresses: Too many: 101: must have at most 100 items]"
     );
     let eps: Vec<Value> = (0..1001).map(|_| many[0].clone()).collect();
     let msg = message(create(

@@ -223,7 +223,7 @@ async fn host_port_conflicts_across_containers() {
     .await;
     assert_eq!(
         msg,
-        "Pod \"p\" is invalid: spec.containers[1].ports[0].hostPort: Duplicate value: \"/TCP/8080\""
+        "Pod \"p\" is invalid: spec.containers[1].ports[0].hostPort: Duplicate value: \"TCP//8080\""
     );
 }
 

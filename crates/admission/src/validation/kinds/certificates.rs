@@ -218,7 +218,7 @@ fn first_pem_block_type(text: &str) -> Option<String> {
 }
 
 /// core validation's `ValidateSignerName`.
-fn validate_signer_name(name: &str, path: &Path) -> Vec<FieldError> {
+pub(super) fn validate_signer_name(name: &str, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if name.is_empty() {
         errs.push(FieldError::required(path.as_str(), ""));

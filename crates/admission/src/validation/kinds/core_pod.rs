@@ -3,11 +3,13 @@
 mod annotations;
 mod container;
 mod container_extra;
+mod field_refs;
 mod pod_resources;
 mod resource_claims;
 mod scheduling;
 mod security;
 mod topology;
+pub(super) mod volumes;
 
 pub(crate) use scheduling::node_selector;
 
@@ -31,6 +33,12 @@ pub(crate) struct PodOpts<'a> {
     /// "exists in both" rules then see. Keelson does not store the merged
     /// selectors; it only validates as if they were there.
     pub merge_labels: Option<&'a Map<String, Value>>,
+    /// The Pod's name (Pods only: kube passes the pod's metadata to
+    /// `ValidateVolumes`, which names the claims of ephemeral volumes).
+    pub pod_name: Option<&'a str>,
+    /// `AllowNonLocalProjectedTokenPath`: the stored pod already projects
+    /// a token to a non-local path.
+    pub allow_non_local_token_path: bool,
 }
 
 /// The errors of one object of this group's `kind`; none for kinds
@@ -73,6 +81,14 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
             .and_then(|o| o.pointer("/spec/securityContext/seLinuxChangePolicy"))
             .is_some_and(|v| !v.is_null()),
         merge_labels: None,
+        pod_name: obj
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str),
+        allow_non_local_token_path: w
+            .old()
+            .and_then(|o| o.get("spec"))
+            .is_some_and(volumes::has_non_local_token_path),
     };
     if let Some(old) = w.old() {
         if !w.subresource.is_empty() {
@@ -88,6 +104,7 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
             !stored_cost_ok,
         ));
         errs.extend(validate_pod_spec(spec, &Path::new("spec"), w, opts));
+        errs.extend(volumes::pod_only(spec, &Path::new("spec")));
         errs.extend(validate_pod_update(
             spec,
             old.get("spec").unwrap_or(&Value::Null),
@@ -106,6 +123,7 @@ fn validate_pod(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         ..opts
     };
     errs.extend(validate_pod_spec(spec, &Path::new("spec"), w, opts));
+    errs.extend(volumes::pod_only(spec, &Path::new("spec")));
     errs.extend(scheduling::pod_create(spec));
     errs.extend(security::pod_create_annotations(obj));
     errs
@@ -158,7 +176,8 @@ pub(crate) fn validate_pod_spec(
     w: Write<'_>,
     opts: PodOpts<'_>,
 ) -> Vec<FieldError> {
-    let (vols, mut errs) = validate_volumes(list_of(spec, "volumes"), &path.child("volumes"));
+    let (vols, mut errs) =
+        volumes::validate_volumes(list_of(spec, "volumes"), &path.child("volumes"), &opts);
     errs.extend(resource_claims::pod_resource_claims(
         spec,
         &path.child("resourceClaims"),
@@ -263,103 +282,6 @@ pub(super) fn one_of(v: Option<&Value>, path: &Path, supported: &[&str]) -> Vec<
     } else {
         vec![FieldError::not_supported(path.as_str(), s, supported)]
     }
-}
-
-/// The volume sources kube counts in `validateVolumeSource`, in its order.
-const VOLUME_SOURCES: &[&str] = &[
-    "hostPath",
-    "emptyDir",
-    "gitRepo",
-    "gcePersistentDisk",
-    "awsElasticBlockStore",
-    "secret",
-    "nfs",
-    "iscsi",
-    "glusterfs",
-    "flocker",
-    "persistentVolumeClaim",
-    "rbd",
-    "quobyte",
-    "cinder",
-    "cephfs",
-    "downwardAPI",
-    "fc",
-    "azureFile",
-    "vsphereVolume",
-    "photonPersistentDisk",
-    "portworxVolume",
-    "azureDisk",
-    "storageos",
-    "configMap",
-    "scaleIO",
-    "projected",
-    "csi",
-    "ephemeral",
-    "image",
-];
-
-/// kube's `ValidateVolumes`: the names of the valid volumes and the errors.
-fn validate_volumes(vols: &[Value], path: &Path) -> (Vec<String>, Vec<FieldError>) {
-    let mut names: Vec<String> = Vec::new();
-    let mut errs = Vec::new();
-    for (i, vol) in vols.iter().enumerate() {
-        let ip = path.index(i);
-        let np = ip.child("name");
-        let mut el = validate_volume_source(vol, &ip);
-        let name = str_of(vol, "name");
-        if name.is_empty() {
-            el.push(FieldError::required(np.as_str(), ""));
-        } else {
-            el.extend(dns1123_label(name, &np));
-        }
-        if names.iter().any(|n| n == name) {
-            el.push(super::util::duplicate(&np, name));
-        }
-        if el.is_empty() {
-            names.push(name.to_string());
-        } else {
-            errs.extend(el);
-        }
-    }
-    (names, errs)
-}
-
-fn validate_volume_source(vol: &Value, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let mut n = 0;
-    for src in VOLUME_SOURCES {
-        let Some(v) = vol.get(*src).filter(|v| v.is_object()) else {
-            continue;
-        };
-        let sp = path.child(src);
-        if n > 0 {
-            errs.push(FieldError::forbidden(
-                sp.as_str(),
-                "may not specify more than 1 volume type",
-            ));
-            continue;
-        }
-        n += 1;
-        let required = match *src {
-            "hostPath" => Some("path"),
-            "secret" => Some("secretName"),
-            "configMap" => Some("name"),
-            "persistentVolumeClaim" => Some("claimName"),
-            _ => None,
-        };
-        if let Some(key) = required {
-            if str_of(v, key).is_empty() {
-                errs.push(FieldError::required(sp.child(key).as_str(), ""));
-            }
-        }
-    }
-    if n == 0 {
-        errs.push(FieldError::required(
-            path.as_str(),
-            "must specify a volume type",
-        ));
-    }
-    errs
 }
 
 /// kube's `ValidateTolerations` (the `value must be empty` rule for

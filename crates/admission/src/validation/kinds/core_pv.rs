@@ -1,14 +1,15 @@
 //! PersistentVolume (`ValidatePersistentVolume`, `...Update`,
 //! `...StatusUpdate` in `pkg/apis/core/validation`): the spec's basic
-//! rules, node affinity, volumeAttributesClassName, the common volume
-//! sources' own fields, and the update rules. The other sources' fields
-//! are not checked beyond the schema (docs/compatibility.md).
+//! rules, node affinity, volumeAttributesClassName, every volume source's
+//! own fields (most shared with pod volumes, `core_pod::volumes`), and the
+//! update rules.
 
 use keelson_apimachinery::names::is_valid_label_value;
 use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{Map, Value};
 
+use super::core_pod::volumes as vols;
 use super::util::{dns1123_subdomain, invalid_all, list_of, str_of};
 use super::{Path, Write};
 
@@ -61,7 +62,11 @@ pub(crate) fn validate(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
     let allow_invalid_values = old_spec
         .and_then(|s| s.pointer("/nodeAffinity/required"))
         .is_some_and(has_invalid_label_value);
-    let mut errs = validate_pv_spec(spec, &Path::new("spec"), allow_invalid_values);
+    let pv_name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let mut errs = validate_pv_spec(spec, &Path::new("spec"), pv_name, allow_invalid_values);
     if let Some(old) = old_spec {
         errs.extend(validate_pv_update(spec, old));
     }
@@ -83,7 +88,12 @@ fn integer_value(text: &str, nanos: i128) -> i64 {
 }
 
 /// `ValidatePersistentVolumeSpec` (not inline).
-fn validate_pv_spec(spec: &Value, sp: &Path, allow_invalid_values: bool) -> Vec<FieldError> {
+fn validate_pv_spec(
+    spec: &Value,
+    sp: &Path,
+    pv_name: &str,
+    allow_invalid_values: bool,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mp = sp.child("accessModes");
     let modes = list_of(spec, "accessModes");
@@ -191,13 +201,15 @@ fn validate_pv_spec(spec: &Value, sp: &Path, allow_invalid_values: bool) -> Vec<
         if spec.get(*key).is_some_and(|v| !v.is_null()) {
             // kube counts flexVolume without the "more than 1" check.
             if count > 0 && *key != "flexVolume" {
+                // kube reports a second CephFS source at `cephFS`.
+                let at = if *key == "cephfs" { "cephFS" } else { key };
                 errs.push(FieldError::forbidden(
-                    sp.child(key).as_str(),
+                    sp.child(at).as_str(),
                     "may not specify more than 1 volume type",
                 ));
             } else {
                 count += 1;
-                errs.extend(volume_source_fields(key, &spec[*key], sp));
+                errs.extend(volume_source_fields(key, &spec[*key], sp, pv_name));
                 if *key == "local" && affinity.is_none() {
                     errs.push(FieldError::required(
                         sp.child("nodeAffinity").as_str(),
@@ -260,150 +272,82 @@ fn validate_pv_spec(spec: &Value, sp: &Path, allow_invalid_values: bool) -> Vec<
     errs
 }
 
-/// kube's `supportedHostPathTypes`, sorted.
-const HOST_PATH_TYPES: &[&str] = &[
-    "",
-    "BlockDevice",
-    "CharDevice",
-    "Directory",
-    "DirectoryOrCreate",
-    "File",
-    "FileOrCreate",
-    "Socket",
-];
-
-/// The source's own rules for the common sources (`validateHostPath...`,
-/// `validateNFS...`, `validateLocal...`, `validateCSIPersistent...`,
-/// `validateGCEPersistentDisk...`, `validateAWSElasticBlockStore...`);
-/// the other sources get the schema's required fields only.
-fn volume_source_fields(key: &str, src: &Value, sp: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let path = str_of(src, "path");
+/// The source's own rules (`ValidatePersistentVolumeSpec`'s per-source
+/// calls): the validators kube shares with pod volumes, the PV variants
+/// (glusterfs, iSCSI, Cinder, Azure File, StorageOS) by flag, and the
+/// PV-only `local` and CSI sources here.
+fn volume_source_fields(key: &str, src: &Value, sp: &Path, pv_name: &str) -> Vec<FieldError> {
+    let p = sp.child(key);
     match key {
-        "hostPath" | "local" => {
-            let p = sp.child(key).child("path");
+        "hostPath" => vols::host_path(src, &p),
+        "local" => {
+            // `validateLocalVolumeSource`.
+            let path = str_of(src, "path");
+            let pp = p.child("path");
             if path.is_empty() {
-                errs.push(FieldError::required(p.as_str(), ""));
-                return errs;
-            }
-            errs.extend(no_backsteps(path, &p));
-            if key == "hostPath" {
-                if let Some(t) = src.get("type").and_then(Value::as_str) {
-                    if !HOST_PATH_TYPES.contains(&t) {
-                        errs.push(FieldError::not_supported(
-                            sp.child(key).child("type").as_str(),
-                            t,
-                            HOST_PATH_TYPES,
-                        ));
-                    }
-                }
-            }
-        }
-        "nfs" => {
-            let np = sp.child("nfs");
-            if str_of(src, "server").is_empty() {
-                errs.push(FieldError::required(np.child("server").as_str(), ""));
-            }
-            if path.is_empty() {
-                errs.push(FieldError::required(np.child("path").as_str(), ""));
-            }
-            if !path.starts_with('/') {
-                errs.push(FieldError::invalid(
-                    np.child("path").as_str(),
-                    path,
-                    "must be an absolute path",
-                ));
-            }
-        }
-        // kube reports a GCE disk at `persistentDisk`.
-        "gcePersistentDisk" | "awsElasticBlockStore" => {
-            let (at, id) = if key == "gcePersistentDisk" {
-                (sp.child("persistentDisk"), "pdName")
+                vec![FieldError::required(pp.as_str(), "")]
             } else {
-                (sp.child(key), "volumeID")
-            };
-            if str_of(src, id).is_empty() {
-                errs.push(FieldError::required(at.child(id).as_str(), ""));
-            }
-            let partition = src.get("partition").and_then(Value::as_i64).unwrap_or(0);
-            if !(0..=255).contains(&partition) {
-                errs.push(FieldError::invalid(
-                    at.child("partition").as_str(),
-                    partition,
-                    "must be between 1 and 255, inclusive",
-                ));
+                vols::no_backsteps(path, &pp)
             }
         }
-        "csi" => {
-            let cp = sp.child("csi");
-            errs.extend(csi_driver_name(str_of(src, "driver"), &cp.child("driver")));
-            if str_of(src, "volumeHandle").is_empty() {
-                errs.push(FieldError::required(cp.child("volumeHandle").as_str(), ""));
-            }
-            for secret in [
-                "controllerPublishSecretRef",
-                "controllerExpandSecretRef",
-                "nodePublishSecretRef",
-                "nodeExpandSecretRef",
-            ] {
-                let Some(r) = src.get(secret).filter(|r| !r.is_null()) else {
-                    continue;
-                };
-                let rp = cp.child(secret);
-                let name = str_of(r, "name");
-                if name.is_empty() {
-                    errs.push(FieldError::required(rp.child("name").as_str(), ""));
-                } else {
-                    errs.extend(dns1123_subdomain(name, &rp.child("name")));
-                }
-                let ns = str_of(r, "namespace");
-                if ns.is_empty() {
-                    errs.push(FieldError::required(rp.child("namespace").as_str(), ""));
-                } else {
-                    errs.extend(invalid_all(
-                        keelson_apimachinery::names::is_dns1123_label(ns),
-                        &rp.child("namespace"),
-                        ns,
-                    ));
-                }
-            }
-        }
-        _ => {}
-    }
-    errs
-}
-
-/// `validatePathNoBacksteps`: no `..` element.
-fn no_backsteps(path: &str, p: &Path) -> Vec<FieldError> {
-    if path.split('/').any(|e| e == "..") {
-        vec![FieldError::invalid(
-            p.as_str(),
-            path,
-            "must not contain '..'",
-        )]
-    } else {
-        Vec::new()
+        "gcePersistentDisk" => vols::gce_persistent_disk(src, &sp.child("persistentDisk")),
+        "awsElasticBlockStore" => vols::aws_elastic_block_store(src, &p),
+        "glusterfs" => vols::glusterfs(src, &p, true),
+        "flocker" => vols::flocker(src, &p),
+        "nfs" => vols::nfs(src, &p),
+        "rbd" => vols::rbd(src, &p),
+        "quobyte" => vols::quobyte(src, &p),
+        "cephfs" => vols::cephfs(src, &p),
+        "iscsi" => vols::iscsi(src, &p, Some(pv_name)),
+        "cinder" => vols::cinder(src, &p, true),
+        "fc" => vols::fc(src, &p),
+        "flexVolume" => vols::flex_volume(src, &p),
+        "azureFile" => vols::azure_file(src, &p, true),
+        "vsphereVolume" => vols::vsphere_volume(src, &p),
+        "photonPersistentDisk" => vols::photon_persistent_disk(src, &p),
+        "portworxVolume" => vols::portworx_volume(src, &p),
+        "azureDisk" => vols::azure_disk(src, &p),
+        "scaleIO" => vols::scale_io(src, &p),
+        "storageos" => vols::storageos(src, &p, true),
+        "csi" => csi_persistent_volume_source(src, &p),
+        _ => Vec::new(),
     }
 }
 
-/// core's `ValidateCSIDriverName`: required, at most 63 bytes, a DNS
-/// subdomain once lower-cased (the value as sent is reported).
-fn csi_driver_name(name: &str, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if name.is_empty() {
-        errs.push(FieldError::required(path.as_str(), ""));
+/// `validateCSIPersistentVolumeSource`.
+fn csi_persistent_volume_source(src: &Value, cp: &Path) -> Vec<FieldError> {
+    let mut errs = vols::csi_driver_name(str_of(src, "driver"), &cp.child("driver"));
+    if str_of(src, "volumeHandle").is_empty() {
+        errs.push(FieldError::required(cp.child("volumeHandle").as_str(), ""));
     }
-    if name.len() > 63 {
-        errs.push(FieldError::too_long(
-            path.as_str(),
-            "may not be more than 63 bytes",
-        ));
+    for secret in [
+        "controllerPublishSecretRef",
+        "controllerExpandSecretRef",
+        "nodePublishSecretRef",
+        "nodeExpandSecretRef",
+    ] {
+        let Some(r) = src.get(secret).filter(|r| !r.is_null()) else {
+            continue;
+        };
+        // `validatePVSecretReference`.
+        let rp = cp.child(secret);
+        let name = str_of(r, "name");
+        if name.is_empty() {
+            errs.push(FieldError::required(rp.child("name").as_str(), ""));
+        } else {
+            errs.extend(dns1123_subdomain(name, &rp.child("name")));
+        }
+        let ns = str_of(r, "namespace");
+        if ns.is_empty() {
+            errs.push(FieldError::required(rp.child("namespace").as_str(), ""));
+        } else {
+            errs.extend(invalid_all(
+                keelson_apimachinery::names::is_dns1123_label(ns),
+                &rp.child("namespace"),
+                ns,
+            ));
+        }
     }
-    errs.extend(invalid_all(
-        keelson_apimachinery::names::is_dns1123_subdomain(&name.to_lowercase()),
-        path,
-        name,
-    ));
     errs
 }
 

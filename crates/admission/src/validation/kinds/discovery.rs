@@ -1,21 +1,27 @@
 //! EndpointSlice (`pkg/apis/discovery/validation`: `ValidateEndpointSlice`,
 //! `ValidateEndpointSliceCreate`, `ValidateEndpointSliceUpdate`).
 //!
-//! IPv4/IPv6 address syntax and the special-IP checks are not done here
-//! (docs/compatibility.md); FQDN addresses are.
+//! Addresses as kube 1.34 checks them: IPv4 ones with
+//! `IsValidIPForLegacyField` (sloppy: `StrictIPCIDRValidation` is off),
+//! IPv6 ones with the strict `IsValidIP`, both then of their family and
+//! not special (`ValidateEndpointIP`); FQDN ones as domain names.
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
 use serde_json::Value;
 
-use super::util::{dns1123_label, dns1123_subdomain, duplicate, list_of, obj_of, str_of};
+use super::netaddr;
+use super::util::{
+    dns1123_label, dns1123_subdomain, duplicate, invalid_all, list_of, obj_of, semantic, str_of,
+};
 use super::{Path, Write};
 
 const ADDRESS_TYPES: &[&str] = &["FQDN", "IPv4", "IPv6"];
 const PROTOCOLS: &[&str] = &["SCTP", "TCP", "UDP"];
 const MAX_ADDRESSES: usize = 100;
-const MAX_PORTS: usize = 100;
+const MAX_PORTS: usize = 20000;
 const MAX_ENDPOINTS: usize = 1000;
 const MAX_ZONE_HINTS: usize = 8;
+const MAX_NODE_HINTS: usize = 8;
 
 /// The errors of one object of this group's `kind`.
 pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError> {
@@ -45,19 +51,20 @@ pub(crate) fn too_many(path: &Path, actual: usize, max: usize) -> FieldError {
     }
 }
 
-/// `ValidateEndpointSlice` (after metadata): the endpoints are checked
-/// only when they changed (kube's ratcheting for addresses validated by
-/// older rules).
+/// `ValidateEndpointSliceSpec`: the endpoints' errors are dropped when an
+/// update leaves them unchanged (kube's ratcheting for addresses older
+/// rules accepted; compared as `Semantic.DeepEqual`).
 fn validate_endpoint_slice(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let mut errs = validate_address_type(str_of(obj, "addressType"));
     errs.extend(validate_ports(list_of(obj, "ports"), &Path::new("ports")));
-    let changed = old.is_none_or(|o| o.get("endpoints") != obj.get("endpoints"));
-    if changed {
-        errs.extend(validate_endpoints(
-            list_of(obj, "endpoints"),
-            str_of(obj, "addressType"),
-            &Path::new("endpoints"),
-        ));
+    let endpoint_errs = validate_endpoints(
+        list_of(obj, "endpoints"),
+        str_of(obj, "addressType"),
+        &Path::new("endpoints"),
+    );
+    let eps = |o: &Value| semantic(&serde_json::json!({"e": o.get("endpoints")}));
+    if old.is_none_or(|o| eps(o) != eps(obj)) {
+        errs.extend(endpoint_errs);
     }
     errs
 }
@@ -92,12 +99,13 @@ fn validate_endpoints(endpoints: &[Value], ty: &str, path: &Path) -> Vec<FieldEr
         } else if addrs.len() > MAX_ADDRESSES {
             errs.push(too_many(&ap, addrs.len(), MAX_ADDRESSES));
         }
-        if ty == "FQDN" {
-            for (j, a) in addrs.iter().enumerate() {
-                errs.extend(fully_qualified_domain_name(
-                    a.as_str().unwrap_or(""),
-                    &ap.index(j),
-                ));
+        for (j, a) in addrs.iter().enumerate() {
+            let a = a.as_str().unwrap_or("");
+            match ty {
+                "IPv4" => errs.extend(ip_address(a, false, &ap, j)),
+                "IPv6" => errs.extend(ip_address(a, true, &ap, j)),
+                "FQDN" => errs.extend(fully_qualified_domain_name(a, &ap.index(j))),
+                _ => {}
             }
         }
         if let Some(node) = ep.get("nodeName").and_then(Value::as_str) {
@@ -116,7 +124,38 @@ fn validate_endpoints(endpoints: &[Value], ty: &str, path: &Path) -> Vec<FieldEr
     errs
 }
 
-/// `validateHints`: the zone hints (at most 8, unique, label values).
+/// One IPv4 or IPv6 address of `validateEndpoints`. The family mismatch
+/// is reported at the `addresses` list itself, as kube does.
+fn ip_address(a: &str, v6: bool, list: &Path, j: usize) -> Vec<FieldError> {
+    let at = list.index(j);
+    let msgs = if v6 {
+        netaddr::ip_errors(a)
+    } else {
+        netaddr::legacy_ip_errors(a, &[])
+    };
+    if !msgs.is_empty() {
+        return invalid_all(msgs, &at, a);
+    }
+    let mut errs = Vec::new();
+    if v6 && !netaddr::is_ipv6_string(a) {
+        errs.push(FieldError::invalid(
+            list.as_str(),
+            a,
+            "must be an IPv6 address",
+        ));
+    } else if !v6 && !netaddr::is_ipv4_string(a) {
+        errs.push(FieldError::invalid(
+            list.as_str(),
+            a,
+            "must be an IPv4 address",
+        ));
+    }
+    errs.extend(invalid_all(netaddr::endpoint_ip_errors(a), &at, a));
+    errs
+}
+
+/// `validateHints`: the zone hints (at most 8, unique, label values), then
+/// the node hints (at most 8, unique, node names).
 fn validate_hints(hints: &Value, path: &Path) -> Vec<FieldError> {
     let fz = path.child("forZones");
     let zones = list_of(hints, "forZones");
@@ -136,6 +175,23 @@ fn validate_hints(hints: &Value, path: &Path) -> Vec<FieldError> {
         for m in keelson_apimachinery::names::is_valid_label_value(name) {
             errs.push(FieldError::invalid(zp.as_str(), name, &m));
         }
+    }
+    let fnp = path.child("forNodes");
+    let nodes = list_of(hints, "forNodes");
+    if nodes.len() > MAX_NODE_HINTS {
+        errs.push(too_many(&fnp, nodes.len(), MAX_NODE_HINTS));
+        return errs;
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let np = fnp.index(i).child("name");
+        let name = str_of(n, "name");
+        if seen.contains(&name) {
+            errs.push(duplicate(&np, name));
+        } else {
+            seen.push(name);
+        }
+        errs.extend(dns1123_subdomain(name, &np));
     }
     errs
 }

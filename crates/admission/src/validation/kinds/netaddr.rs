@@ -140,6 +140,97 @@ pub(crate) fn cidr_family(s: &str) -> Option<u8> {
     })
 }
 
+/// An address as `ParseIPSloppy` reads it (IPv4 octets may have leading
+/// zeros), or `None`.
+pub(crate) fn parse_ip(s: &str) -> Option<IpAddr> {
+    parse_ip_sloppy(s).map(|ip| ip.addr)
+}
+
+/// The IPv4 address Go's `To4` gives for `ip` (an IPv4-mapped IPv6
+/// address is IPv4), if any.
+fn to4(ip: &IpAddr) -> Option<Ipv4Addr> {
+    match ip {
+        IpAddr::V4(a) => Some(*a),
+        IpAddr::V6(a) => a.to_ipv4_mapped(),
+    }
+}
+
+/// `k8s.io/utils/net.IsIPv4String`: parses sloppily and is IPv4 (or
+/// IPv4-mapped).
+pub(crate) fn is_ipv4_string(s: &str) -> bool {
+    parse_ip(s).is_some_and(|ip| to4(&ip).is_some())
+}
+
+/// `k8s.io/utils/net.IsIPv6String`: parses sloppily and is not IPv4.
+pub(crate) fn is_ipv6_string(s: &str) -> bool {
+    parse_ip(s).is_some_and(|ip| to4(&ip).is_none())
+}
+
+/// `IsValidIPForLegacyField` as kube 1.34 runs it (`StrictIPCIDRValidation`
+/// is alpha and off, so only unparseable values fail); a value of
+/// `valid_old` (the stored object's) is always accepted.
+pub(crate) fn legacy_ip_errors(s: &str, valid_old: &[&str]) -> Vec<String> {
+    if valid_old.contains(&s) || parse_ip_sloppy(s).is_some() {
+        Vec::new()
+    } else {
+        vec![NOT_AN_IP.into()]
+    }
+}
+
+/// `IsValidCIDRForLegacyField` as kube 1.34 runs it (sloppy: leading zeros
+/// and bits beyond the prefix allowed); `valid_old` values always pass.
+pub(crate) fn legacy_cidr_errors(s: &str, valid_old: &[&str]) -> Vec<String> {
+    if valid_old.contains(&s) || parse_cidr_sloppy(s).is_some() {
+        Vec::new()
+    } else {
+        vec![NOT_A_CIDR.into()]
+    }
+}
+
+/// kube's `ValidateEndpointIP` (1.33+; `ValidateNonSpecialIP` before): the
+/// addresses Endpoints, EndpointSlices and Service `externalIPs` may not
+/// hold, as Go's `net.IP` classifies them.
+pub(crate) fn endpoint_ip_errors(s: &str) -> Vec<String> {
+    let Some(ip) = parse_ip(s) else {
+        return vec!["must be a valid IP address".into()];
+    };
+    let mut errs = Vec::new();
+    let (unspecified, loopback, link_local, ll_multicast) = match (to4(&ip), ip) {
+        (Some(v4), _) => {
+            let o = v4.octets();
+            (
+                v4.is_unspecified(),
+                o[0] == 127,
+                o[0] == 169 && o[1] == 254,
+                o[0] == 224 && o[1] == 0 && o[2] == 0,
+            )
+        }
+        (None, IpAddr::V6(v6)) => {
+            let o = v6.octets();
+            (
+                v6.is_unspecified(),
+                v6.is_loopback(),
+                o[0] == 0xfe && o[1] & 0xc0 == 0x80,
+                o[0] == 0xff && o[1] & 0x0f == 0x02,
+            )
+        }
+        (None, IpAddr::V4(_)) => (false, false, false, false),
+    };
+    if unspecified {
+        errs.push(format!("may not be unspecified ({s})"));
+    }
+    if loopback {
+        errs.push("may not be in the loopback range (127.0.0.0/8, ::1/128)".into());
+    }
+    if link_local {
+        errs.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)".into());
+    }
+    if ll_multicast {
+        errs.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)".into());
+    }
+    errs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +279,38 @@ mod tests {
         assert_eq!(cidr_errors("10.0.0.0/33"), [NOT_A_CIDR]);
         assert_eq!(cidr_family("::ffff:10.0.0.0/104"), Some(4));
         assert_eq!(cidr_family("fd00::/64"), Some(6));
+    }
+
+    #[test]
+    fn legacy_and_endpoint_ips() {
+        assert!(legacy_ip_errors("010.1.2.3", &[]).is_empty());
+        assert!(legacy_ip_errors("::ffff:1.2.3.4", &[]).is_empty());
+        assert_eq!(legacy_ip_errors("1.2.3", &[]), [NOT_AN_IP]);
+        assert!(legacy_ip_errors("1.2.3", &["1.2.3"]).is_empty());
+        assert!(legacy_cidr_errors("10.0.0.1/024", &[]).is_empty());
+        assert_eq!(legacy_cidr_errors("10.0.0.0", &[]), [NOT_A_CIDR]);
+        assert!(is_ipv4_string("::ffff:1.2.3.4") && !is_ipv6_string("::ffff:1.2.3.4"));
+        assert!(is_ipv6_string("fd00::1") && !is_ipv4_string("fd00::1"));
+        assert!(endpoint_ip_errors("10.1.2.3").is_empty());
+        assert!(endpoint_ip_errors("2001:db8::1").is_empty());
+        assert_eq!(
+            endpoint_ip_errors("0.0.0.0"),
+            ["may not be unspecified (0.0.0.0)"]
+        );
+        assert_eq!(endpoint_ip_errors("::"), ["may not be unspecified (::)"]);
+        assert_eq!(
+            endpoint_ip_errors("::ffff:127.0.0.1"),
+            ["may not be in the loopback range (127.0.0.0/8, ::1/128)"]
+        );
+        assert_eq!(
+            endpoint_ip_errors("fe80::1"),
+            ["may not be in the link-local range (169.254.0.0/16, fe80::/10)"]
+        );
+        assert_eq!(
+            endpoint_ip_errors("ff12::1"),
+            ["may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"]
+        );
+        assert!(endpoint_ip_errors("224.0.1.1").is_empty());
+        assert_eq!(endpoint_ip_errors("x"), ["must be a valid IP address"]);
     }
 }

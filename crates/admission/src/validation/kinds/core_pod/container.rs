@@ -6,11 +6,12 @@ use keelson_apimachinery::{FieldError, FieldErrorKind};
 use serde_json::Value;
 
 use super::super::util::{
-    config_map_key_errors, dns1123_label, duplicate, int_of, list_of, nonnegative,
-    port_name_errors, port_num, str_of,
+    config_map_key_errors, dns1123_label, dns1123_subdomain, duplicate, int_of, list_of,
+    nonnegative, port_name_errors, port_num, str_of,
 };
 use super::super::Path;
 use super::container_extra::{self as extra, SpecCtx};
+use super::field_refs;
 use super::one_of;
 use super::security::container_security_context;
 
@@ -63,8 +64,8 @@ fn host_port_conflicts<'a>(
             }
             let key = format!(
                 "{}/{}/{hp}",
-                str_of(port, "hostIP"),
-                str_of(port, "protocol")
+                str_of(port, "protocol"),
+                str_of(port, "hostIP")
             );
             if seen.contains(&key) {
                 let p = path.index(ci).child("ports").index(pi).child("hostPort");
@@ -218,6 +219,9 @@ fn ports(ports: &[Value], path: &Path) -> Vec<FieldError> {
 pub(super) const ENV_NAME: &str =
     "a valid environment variable name must consist only of printable ASCII characters other than '='";
 
+/// kube's `ValidateEnv` and `validateEnvVarValueFrom` (with the `EnvFiles`
+/// gate off, as in 1.34, a `fileKeyRef` is dropped before validation and
+/// so is no source).
 fn env(vars: &[Value], path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, ev) in vars.iter().enumerate() {
@@ -249,20 +253,17 @@ fn env(vars: &[Value], path: &Path) -> Vec<FieldError> {
             n += 1;
             let sp = fp.child(src);
             match src {
-                "fieldRef" => {
-                    if str_of(s, "fieldPath").is_empty() {
-                        errs.push(FieldError::required(sp.child("fieldPath").as_str(), ""));
-                    }
-                }
+                "fieldRef" => errs.extend(field_refs::object_field_selector(
+                    s,
+                    &sp,
+                    field_refs::ENV_FIELD_PATHS,
+                )),
                 "resourceFieldRef" => {
-                    if str_of(s, "resource").is_empty() {
-                        errs.push(FieldError::required(sp.child("resource").as_str(), ""));
-                    }
+                    errs.extend(field_refs::resource_field_selector(s, &sp, false))
                 }
                 _ => {
-                    if str_of(s, "name").is_empty() {
-                        errs.push(FieldError::required(sp.child("name").as_str(), ""));
-                    }
+                    // `ValidateSecretName`: an empty name fails the format too.
+                    errs.extend(dns1123_subdomain(str_of(s, "name"), &sp.child("name")));
                     let key = str_of(s, "key");
                     if key.is_empty() {
                         errs.push(FieldError::required(sp.child("key").as_str(), ""));
@@ -297,6 +298,8 @@ fn env(vars: &[Value], path: &Path) -> Vec<FieldError> {
     errs
 }
 
+/// kube's `ValidateVolumeMounts` of container `c` (`vols`: the valid
+/// volume names).
 fn mounts(c: &Value, vols: &[String], path: &Path) -> Vec<FieldError> {
     let ms = list_of(c, "volumeMounts");
     let mut errs = Vec::new();
@@ -328,6 +331,7 @@ fn mounts(c: &Value, vols: &[String], path: &Path) -> Vec<FieldError> {
         }
         points.push(mp);
         errs.extend(extra::mount_device_conflicts(m, c, &ip));
+        errs.extend(extra::mount_paths_and_propagation(m, c, path, &ip));
     }
     errs
 }

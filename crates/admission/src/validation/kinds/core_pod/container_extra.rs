@@ -146,6 +146,106 @@ pub(super) fn mount_device_conflicts(m: &Value, c: &Value, ip: &Path) -> Vec<Fie
     errs
 }
 
+/// kube's `validateLocalDescendingPath`: relative, without a `..` element.
+fn local_descending_path(p: &str, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if p.starts_with('/') {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            p,
+            "must be a relative path",
+        ));
+    }
+    if p.split('/').any(|part| part == "..") {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            p,
+            "must not contain '..'",
+        ));
+    }
+    errs
+}
+
+/// The rest of kube's `ValidateVolumeMounts` for mount `m` (at `ip`) of
+/// container `c`: `subPath`/`subPathExpr` (exclusive, local descending
+/// paths), `validateMountPropagation` and `validateMountRecursiveReadOnly`.
+/// kube reports the path, propagation and read-only errors at the
+/// `volumeMounts` list's path (`mounts`), not the mount's.
+pub(super) fn mount_paths_and_propagation(
+    m: &Value,
+    c: &Value,
+    mounts: &Path,
+    ip: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let sub = str_of(m, "subPath");
+    if !sub.is_empty() {
+        errs.extend(local_descending_path(sub, &mounts.child("subPath")));
+    }
+    let expr = str_of(m, "subPathExpr");
+    if !expr.is_empty() {
+        if !sub.is_empty() {
+            errs.push(FieldError::invalid(
+                ip.child("subPathExpr").as_str(),
+                expr,
+                "subPathExpr and subPath are mutually exclusive",
+            ));
+        }
+        errs.extend(local_descending_path(expr, &mounts.child("subPathExpr")));
+    }
+    let propagation = m
+        .get("mountPropagation")
+        .filter(|v| !v.is_null())
+        .map(|v| v.as_str().unwrap_or(""));
+    if let Some(mode) = propagation {
+        let pp = mounts.child("mountPropagation");
+        if !["Bidirectional", "HostToContainer", "None"].contains(&mode) {
+            errs.push(FieldError::not_supported(
+                pp.as_str(),
+                mode,
+                &["Bidirectional", "HostToContainer", "None"],
+            ));
+        }
+        let privileged = c
+            .get("securityContext")
+            .and_then(|sc| sc.get("privileged"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if mode == "Bidirectional" && !privileged {
+            errs.push(FieldError::forbidden(
+                pp.as_str(),
+                "Bidirectional mount propagation is available only to privileged containers",
+            ));
+        }
+    }
+    if let Some(rro) = m.get("recursiveReadOnly").filter(|v| !v.is_null()) {
+        let rp = mounts.child("recursiveReadOnly");
+        match rro.as_str().unwrap_or("") {
+            "Disabled" => {}
+            "Enabled" | "IfPossible" => {
+                if !m.get("readOnly").and_then(Value::as_bool).unwrap_or(false) {
+                    errs.push(FieldError::forbidden(
+                        rp.as_str(),
+                        "may only be specified when readOnly is true",
+                    ));
+                }
+                if propagation.is_some_and(|p| p != "None") {
+                    errs.push(FieldError::forbidden(
+                        rp.as_str(),
+                        "may only be specified when mountPropagation is None or not specified",
+                    ));
+                }
+            }
+            other => errs.push(FieldError::not_supported(
+                rp.as_str(),
+                other,
+                &["Disabled", "Enabled", "IfPossible"],
+            )),
+        }
+    }
+    errs
+}
+
 /// kube's `ValidateVolumeDevices` of container `c` (`vols`: the valid
 /// volume names).
 pub(super) fn volume_devices(
