@@ -53,6 +53,33 @@ struct Webhook {
     _runtime: tokio::runtime::Runtime,
 }
 
+/// A non-loopback IPv4 address of this machine (kube refuses loopback
+/// addresses in Endpoints): the source address of a route outward, else
+/// the first of `hostname -I`.
+fn host_ip() -> String {
+    let routed = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|s| s.connect("192.0.2.255:9").map(|_| s))
+        .and_then(|s| s.local_addr())
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| ip.is_ipv4() && !ip.is_loopback() && !ip.is_unspecified());
+    if let Some(ip) = routed {
+        return ip.to_string();
+    }
+    let out = std::process::Command::new("hostname")
+        .arg("-I")
+        .output()
+        .expect("hostname -I");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .find(|a| {
+            a.parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| !ip.is_loopback())
+        })
+        .expect("a non-loopback IPv4 address")
+        .to_string()
+}
+
 impl Webhook {
     fn start() -> Webhook {
         let ca_key = rcgen::KeyPair::generate().expect("ca key");
@@ -94,9 +121,11 @@ impl Webhook {
             .build()
             .expect("runtime");
         let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .block_on(tokio::net::TcpListener::bind("0.0.0.0:0"))
             .expect("bind");
-        let addr = listener.local_addr().expect("addr");
+        // Listening on every address; URLs name the loopback one.
+        let port = listener.local_addr().expect("addr").port();
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
         let mode = Arc::new(AtomicU8::new(ANSWER_OK));
         let seen = Arc::new(Seen::default());
         let (m, s) = (mode.clone(), seen.clone());
@@ -472,7 +501,8 @@ fn scenario(mode: Mode) {
     c.ok_stdin(&["create", "-f", "-"], &service.to_string());
     let endpoints = json!({"apiVersion": "v1", "kind": "Endpoints",
         "metadata": {"name": SERVICE, "namespace": "default"},
-        "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+        // kube refuses loopback addresses in Endpoints: the machine's own.
+        "subsets": [{"addresses": [{"ip": host_ip()}],
                      "ports": [{"name": "https", "port": hook.addr.port()}]}]});
     c.ok_stdin(&["apply", "-f", "-"], &endpoints.to_string());
     establish(

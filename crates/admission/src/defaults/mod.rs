@@ -109,7 +109,8 @@ pub(crate) fn apply(
 /// The registry strategies' `PrepareForCreate`/`PrepareForUpdate` steps
 /// that kube runs in the store, after mutating admission and before
 /// validation: a Job's generated selector, a CertificateSigningRequest's
-/// requester. `user` is who asked (after impersonation).
+/// requester, a HorizontalPodAutoscaler's gated `tolerance`. `user` is who
+/// asked (after impersonation).
 pub(crate) fn prepare(
     group: &str,
     kind: &str,
@@ -138,6 +139,9 @@ pub(crate) fn prepare(
         }
         ("storage.k8s.io", "CSIDriver", Operation::Create | Operation::Update, old) => {
             storage::drop_disabled_csi_driver_fields(obj, old)
+        }
+        ("autoscaling", "HorizontalPodAutoscaler", Operation::Create | Operation::Update, old) => {
+            autoscaling::drop_disabled_hpa_fields(obj, old)
         }
         _ => {}
     }

@@ -15,6 +15,7 @@ mod support;
 mod validate;
 mod validate_custom;
 mod validate_kinds;
+mod validate_misc_kinds;
 mod validate_networking;
 mod validate_pod;
 mod validate_pod_env;

@@ -834,7 +834,7 @@ async fn hpa_rules() {
         create("autoscaling", "horizontalpodautoscalers", "default", hpa),
     )
     .await;
-    assert_eq!(err.message, "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.minReplicas: Invalid value: 0: must be greater than or equal to 1, spec.maxReplicas: Invalid value: 0: must be greater than 0, spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value]");
+    assert_eq!(err.message, "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.minReplicas: Invalid value: 0: must be greater than or equal to 1, spec.maxReplicas: Invalid value: 0: must be greater than 0, spec.scaleTargetRef.kind: Required value, spec.scaleTargetRef.name: Required value, spec.scaleTargetRef.apiVersion: Invalid value: \"\": apiVersion must specify API group, spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas]");
 
     let mut hpa = hpa_v2();
     hpa["spec"]["minReplicas"] = json!(5);

@@ -1,15 +1,14 @@
 //! Node, ResourceQuota and LimitRange (`pkg/apis/core/validation`:
 //! `ValidateNode*`, `ValidateResourceQuota*`, `ValidateLimitRange`).
 //!
-//! Errors kube reports with a `resource.Quantity` value (`must be an
-//! integer`) are not reproduced (docs/compatibility.md); LimitRange's
-//! min/max/default/ratio comparisons are `core_other`'s.
+//! LimitRange's min/max/default/ratio comparisons are `core_other`'s.
 
 use keelson_apimachinery::names::is_qualified_name;
 use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{Map, Value};
 
+use super::core_pod::{canonical, is_extended};
 use super::util::{cidr, duplicate, list_of, obj_of, str_of};
 use super::{Path, Write};
 
@@ -290,22 +289,89 @@ fn validate_quota_resource_name(name: &str, path: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// One `hard`/`used` map: names and non-negative quantities.
+/// kube's `integerResources` (`helper.IsIntegerResourceName` adds the
+/// extended resources).
+const INTEGER_RESOURCES: &[&str] = &[
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// kube's `ValidateResourceQuantityValue`: not negative, and a whole
+/// number for integer resources (`MilliValue() % 1000 == 0`, the milli
+/// value rounded up). Both errors print the quantity as kube's
+/// `Quantity.String()` does.
+fn quantity_value(name: &str, v: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let shown = canonical(v);
+    let q = Quantity::parse(&qstr(v));
+    if q.as_ref().is_some_and(|q| q.is_negative()) {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            shown.as_str(),
+            "must be greater than or equal to 0",
+        ));
+    }
+    if INTEGER_RESOURCES.contains(&name) || is_extended(name) {
+        let milli = q
+            .and_then(|q| q.nanos())
+            .map(|n| -(-n).div_euclid(1_000_000));
+        if milli.is_some_and(|m| m % 1000 != 0) {
+            errs.push(FieldError::invalid(
+                path.as_str(),
+                shown.as_str(),
+                "must be an integer",
+            ));
+        }
+    }
+    errs
+}
+
+/// One `hard`/`used` map: names and quantity values.
 fn quota_list(map: Option<&serde_json::Map<String, Value>>, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (k, v) in map.into_iter().flatten() {
         let rp = path.key(k);
         errs.extend(validate_quota_resource_name(k, &rp));
-        let q = qstr(v);
-        if Quantity::parse(&q).is_some_and(|q| q.is_negative()) {
-            errs.push(FieldError::invalid(
-                rp.as_str(),
-                q.as_str(),
-                "must be greater than or equal to 0",
-            ));
-        }
+        errs.extend(quantity_value(k, v, &rp));
     }
     errs
+}
+
+/// `helper.IsStandardQuotaResourceName`.
+fn is_standard_quota_resource(name: &str) -> bool {
+    STANDARD_QUOTA.contains(&name) || is_quota_hugepages(name)
+}
+
+/// `helper.IsResourceQuotaScopeValidForResource`.
+fn scope_valid_for_resource(scope: &str, resource: &str) -> bool {
+    const POD_COUNT_AND_COMPUTE: &[&str] = &[
+        "pods",
+        "cpu",
+        "memory",
+        "limits.cpu",
+        "limits.memory",
+        "requests.cpu",
+        "requests.memory",
+    ];
+    match scope {
+        "Terminating"
+        | "NotTerminating"
+        | "NotBestEffort"
+        | "PriorityClass"
+        | "CrossNamespacePodAffinity" => POD_COUNT_AND_COMPUTE.contains(&resource),
+        "BestEffort" => resource == "pods",
+        "VolumeAttributesClass" => {
+            matches!(resource, "persistentvolumeclaims" | "requests.storage")
+        }
+        _ => true,
+    }
 }
 
 const QUOTA_SCOPES: &[&str] = &[
@@ -329,9 +395,22 @@ fn validate_resource_quota_spec(obj: &Value) -> Vec<FieldError> {
     let scopes_path = sp.child("scopes");
     let invalid = |detail: &str| FieldError::invalid(scopes_path.as_str(), shown.clone(), detail);
     let names: Vec<&str> = scopes.iter().map(|v| v.as_str().unwrap_or("")).collect();
+    // kube's `validateResourceQuotaScopes`: per scope, its name, then each
+    // standard hard resource (in name order) it cannot apply to.
+    let mut hard: Vec<&str> = obj_of(s, "hard")
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    hard.sort_unstable();
     for n in &names {
         if !QUOTA_SCOPES.contains(n) {
             errs.push(invalid("unsupported scope"));
+        }
+        for k in &hard {
+            if is_standard_quota_resource(k) && !scope_valid_for_resource(n, k) {
+                errs.push(invalid("unsupported scope applied to resource"));
+            }
         }
     }
     for (a, b) in [

@@ -43,7 +43,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
             }
             errs
         }
-        "Event" => events_legacy(obj, false),
+        "Event" => super::events::validate_event(w, obj, false),
         _ => Vec::new(),
     }
 }
@@ -895,96 +895,6 @@ pub(super) fn limit_range_comparisons(limit: &Value, ip: &Path) -> Vec<FieldErro
                         df.text, rq.text
                     ),
                 );
-            }
-        }
-    }
-    errs
-}
-
-/// Whether a timestamp field is unset (absent, null or empty).
-fn time_unset(obj: &Value, key: &str) -> bool {
-    match obj.get(key) {
-        None | Some(Value::Null) => true,
-        Some(Value::String(s)) => s.is_empty(),
-        _ => false,
-    }
-}
-
-/// kube's `legacyValidateEvent` for a core/v1 (`events_v1 == false`) or
-/// events.k8s.io Event (field names there differ; the paths printed are
-/// the internal ones, as in kube).
-pub(crate) fn events_legacy(obj: &Value, events_v1: bool) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let get = |core: &str, ev: &str| str_of(obj, if events_v1 { ev } else { core }).to_string();
-    let involved_key = if events_v1 {
-        "regarding"
-    } else {
-        "involvedObject"
-    };
-    let involved_ns = obj
-        .get(involved_key)
-        .map(|o| str_of(o, "namespace"))
-        .unwrap_or("");
-    let ns = obj
-        .get("metadata")
-        .map(|m| str_of(m, "namespace"))
-        .unwrap_or("");
-    let mismatch = || {
-        FieldError::invalid(
-            "involvedObject.namespace",
-            involved_ns,
-            "does not match event.namespace",
-        )
-    };
-    if time_unset(obj, "eventTime") {
-        if !ns.is_empty() {
-            if involved_ns.is_empty() {
-                if ns != "default" {
-                    errs.push(mismatch());
-                }
-            } else if ns != involved_ns {
-                errs.push(mismatch());
-            }
-        }
-    } else {
-        if involved_ns.is_empty() && !ns.is_empty() && ns != "default" && ns != "kube-system" {
-            errs.push(mismatch());
-        }
-        let rc_path = if events_v1 {
-            "reportingController"
-        } else {
-            "source"
-        };
-        let rc = get("reportingComponent", "reportingController");
-        if rc.is_empty() {
-            errs.push(FieldError::required(rc_path, ""));
-        }
-        for m in keelson_apimachinery::names::is_qualified_name(&rc) {
-            errs.push(FieldError::invalid(rc_path, rc.as_str(), &m));
-        }
-        let limits = [
-            (
-                "reportingInstance",
-                "reportingInstance",
-                "reportingInstance",
-                128,
-                true,
-            ),
-            ("action", "action", "action", 128, true),
-            ("reason", "reason", "reason", 128, true),
-            ("message", "message", "note", 1024, false),
-        ];
-        for (path, core, ev, limit, required) in limits {
-            let v = get(core, ev);
-            if required && v.is_empty() {
-                errs.push(FieldError::required(path, ""));
-            }
-            if v.len() > limit {
-                errs.push(FieldError::invalid(
-                    path,
-                    "",
-                    &format!("can have at most {limit} characters"),
-                ));
             }
         }
     }

@@ -11,6 +11,7 @@ mod security;
 mod topology;
 pub(super) mod volumes;
 
+pub(crate) use container_extra::{canonical, is_extended, resources, Names};
 pub(crate) use scheduling::node_selector;
 
 use keelson_apimachinery::FieldError;
@@ -284,9 +285,8 @@ pub(super) fn one_of(v: Option<&Value>, path: &Path, supported: &[&str]) -> Vec<
     }
 }
 
-/// kube's `ValidateTolerations` (the `value must be empty` rule for
-/// `Exists` is left out).
-fn validate_tolerations(tols: &[Value], path: &Path) -> Vec<FieldError> {
+/// kube's `ValidateTolerations`.
+pub(crate) fn validate_tolerations(tols: &[Value], path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for (i, t) in tols.iter().enumerate() {
         let ip = path.index(i);
@@ -325,6 +325,26 @@ fn validate_tolerations(tols: &[Value], path: &Path) -> Vec<FieldError> {
                         &msgs.join(";"),
                     ));
                 }
+            }
+            "Exists" if !str_of(t, "value").is_empty() => {
+                // The value is the internal `core.Toleration` (no JSON
+                // tags: Go field names, in declaration order).
+                let mut shown = Map::new();
+                for (json, go) in [
+                    ("key", "Key"),
+                    ("operator", "Operator"),
+                    ("value", "Value"),
+                    ("effect", "Effect"),
+                ] {
+                    shown.insert(go.into(), str_of(t, json).into());
+                }
+                let secs = t.get("tolerationSeconds").filter(|v| v.is_i64()).cloned();
+                shown.insert("TolerationSeconds".into(), secs.unwrap_or(Value::Null));
+                errs.push(FieldError::invalid(
+                    ip.child("operator").as_str(),
+                    Value::Object(shown),
+                    "value must be empty when `operator` is 'Exists'",
+                ));
             }
             "Exists" => {}
             _ => errs.push(FieldError::not_supported(

@@ -2,9 +2,10 @@
 //! `ValidateRuntimeClass`, `ValidateRuntimeClassUpdate`).
 
 use keelson_apimachinery::FieldError;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::util::{dns1123_label, immutable, obj_of, str_of, validate_labels};
+use super::core_pod::{resources, validate_tolerations, Names};
+use super::util::{dns1123_label, immutable, list_of, obj_of, str_of, validate_labels};
 use super::{Path, Write};
 
 /// The errors of one object of this group's `kind`.
@@ -22,16 +23,31 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
 }
 
 /// `ValidateRuntimeClass`: the handler is a DNS label (an empty one is
-/// `Invalid`, not `Required`), the scheduling node selector valid labels.
+/// `Invalid`, not `Required`); `overhead.podFixed` checked as a
+/// container's `limits` (kube's `validateOverhead` reuses
+/// `ValidateContainerResourceRequirements`, so the paths read
+/// `overhead.limits[cpu]`); the scheduling node selector valid labels and
+/// its tolerations (`ValidateTolerations`).
 fn validate_runtime_class(obj: &Value) -> Vec<FieldError> {
     let mut errs = dns1123_label(str_of(obj, "handler"), &Path::new("handler"));
+    if let Some(o) = obj.get("overhead").filter(|o| o.is_object()) {
+        let limits = json!({"limits": o.get("podFixed").cloned().unwrap_or(Value::Null)});
+        errs.extend(resources(
+            &limits,
+            Names::Container,
+            &[],
+            &Path::new("overhead"),
+        ));
+    }
     if let Some(s) = obj.get("scheduling").filter(|s| s.is_object()) {
+        let sp = Path::new("scheduling");
         if let Some(sel) = obj_of(s, "nodeSelector") {
-            errs.extend(validate_labels(
-                Some(sel),
-                &Path::new("scheduling").child("nodeSelector"),
-            ));
+            errs.extend(validate_labels(Some(sel), &sp.child("nodeSelector")));
         }
+        errs.extend(validate_tolerations(
+            list_of(s, "tolerations"),
+            &sp.child("tolerations"),
+        ));
     }
     errs
 }

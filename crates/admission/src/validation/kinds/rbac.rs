@@ -3,7 +3,7 @@
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
 
-use super::util::{list_of, str_of};
+use super::util::{list_of, str_of, validate_label_selector, Selector};
 use super::{Path, Write};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
@@ -15,14 +15,14 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         "Role" => rules(obj, true),
         "ClusterRole" => {
             let mut errs = rules(obj, false);
-            if let Some(agg) = obj.get("aggregationRule").filter(|v| v.is_object()) {
-                if list_of(agg, "clusterRoleSelectors").is_empty() {
-                    errs.push(FieldError::required(
-                        "aggregationRule.clusterRoleSelectors",
-                        "at least one clusterRoleSelector required if aggregationRule is non-nil",
-                    ));
-                }
-            }
+            // The strategy's `hasInvalidLabelValueInLabelSelector`: an
+            // update may keep selector values the stored role already had.
+            let allow_invalid = w.old().is_some_and(|o| {
+                aggregation_selectors(o).iter().any(|sel| {
+                    !validate_label_selector(Some(sel), false, &Path::new("")).is_empty()
+                })
+            });
+            errs.extend(aggregation_rule(obj, allow_invalid));
             errs
         }
         "RoleBinding" | "ClusterRoleBinding" => {
@@ -57,6 +57,44 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         }
         _ => Vec::new(),
     }
+}
+
+fn aggregation_selectors(obj: &Value) -> &[Value] {
+    obj.get("aggregationRule")
+        .map(|a| list_of(a, "clusterRoleSelectors"))
+        .unwrap_or(&[])
+}
+
+/// `ValidateClusterRole`'s `aggregationRule`: at least one selector, each
+/// a valid label selector (`ValidateLabelSelector`, invalid values allowed
+/// when `allow_invalid`) that `LabelSelectorAsSelector` accepts.
+fn aggregation_rule(obj: &Value, allow_invalid: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if !obj.get("aggregationRule").is_some_and(Value::is_object) {
+        return errs;
+    }
+    let p = Path::new("aggregationRule").child("clusterRoleSelectors");
+    let selectors = aggregation_selectors(obj);
+    if selectors.is_empty() {
+        errs.push(FieldError::required(
+            p.as_str(),
+            "at least one clusterRoleSelector required if aggregationRule is non-nil",
+        ));
+    }
+    for (i, sel) in selectors.iter().enumerate() {
+        let ip = p.index(i);
+        errs.extend(validate_label_selector(Some(sel), allow_invalid, &ip));
+        // A selector that does not convert is printed as the nil
+        // `labels.Selector` the conversion returns.
+        if sel.is_object() && Selector::of(Some(sel)).is_err() {
+            errs.push(FieldError::invalid(
+                ip.as_str(),
+                Value::Null,
+                "invalid label selector.",
+            ));
+        }
+    }
+    errs
 }
 
 /// A `[]string` as kube 1.34 prints it in an error: its JSON array.
