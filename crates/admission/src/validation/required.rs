@@ -36,10 +36,6 @@ pub(crate) fn required_fields(
             .collect();
         struct_fields(defs, r.schema, &required, &top, "", &mut errs, 0);
     }
-    // A pod spec's volume sources report their required fields themselves,
-    // at kube's paths (`persistentDisk.pdName`, `downwardAPI.path` without
-    // an index, `projected.path`, ...).
-    errs.retain(|e| !e.field.contains("volumes["));
     errs
 }
 
@@ -84,6 +80,12 @@ fn struct_fields(
         }
     }
     for (k, v) in m {
+        // A pod spec's volume sources report their required fields
+        // themselves, at kube's paths (`persistentDisk.pdName`,
+        // `downwardAPI.path` without an index, `projected.path`, ...).
+        if k == "volumes" {
+            continue;
+        }
         if let Some(child) = schema.properties.get(k) {
             node(defs, child, v, &join(path, k), errs, depth + 1);
         }

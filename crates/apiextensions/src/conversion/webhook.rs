@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use keelson_api::StoreApi;
 use keelson_apimachinery::field::FieldError;
+use keelson_apimachinery::gofmt::go_type;
 use keelson_apimachinery::names::{is_qualified_name, is_valid_label_value};
 use keelson_apimachinery::{ApiError, StatusReason};
 use keelson_registry::CustomResource;
@@ -330,19 +331,6 @@ fn check_converted(desired: &str, original: &Value, out: &Value) -> Result<(), (
         }
     }
     Ok(())
-}
-
-/// Go's `%T` for a JSON value decoded into `interface{}`.
-fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float64",
-        Value::Number(_) => "int64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
 }
 
 /// kube's `restoreObjectMeta`: the converted object gets the original's

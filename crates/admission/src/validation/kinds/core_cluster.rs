@@ -8,7 +8,7 @@ use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{Map, Value};
 
-use super::core_pod::{canonical, is_extended};
+use super::core_pod::quantity_value;
 use super::util::{cidr, duplicate, list_of, obj_of, str_of};
 use super::{Path, Write};
 
@@ -285,50 +285,6 @@ fn validate_quota_resource_name(name: &str, path: &Path) -> Vec<FieldError> {
             name,
             "must be a standard resource for quota",
         ));
-    }
-    errs
-}
-
-/// kube's `integerResources` (`helper.IsIntegerResourceName` adds the
-/// extended resources).
-const INTEGER_RESOURCES: &[&str] = &[
-    "pods",
-    "resourcequotas",
-    "services",
-    "replicationcontrollers",
-    "secrets",
-    "configmaps",
-    "persistentvolumeclaims",
-    "services.nodeports",
-    "services.loadbalancers",
-];
-
-/// kube's `ValidateResourceQuantityValue`: not negative, and a whole
-/// number for integer resources (`MilliValue() % 1000 == 0`, the milli
-/// value rounded up). Both errors print the quantity as kube's
-/// `Quantity.String()` does.
-fn quantity_value(name: &str, v: &Value, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let shown = canonical(v);
-    let q = Quantity::parse(&qstr(v));
-    if q.as_ref().is_some_and(|q| q.is_negative()) {
-        errs.push(FieldError::invalid(
-            path.as_str(),
-            shown.as_str(),
-            "must be greater than or equal to 0",
-        ));
-    }
-    if INTEGER_RESOURCES.contains(&name) || is_extended(name) {
-        let milli = q
-            .and_then(|q| q.nanos())
-            .map(|n| -(-n).div_euclid(1_000_000));
-        if milli.is_some_and(|m| m % 1000 != 0) {
-            errs.push(FieldError::invalid(
-                path.as_str(),
-                shown.as_str(),
-                "must be an integer",
-            ));
-        }
     }
     errs
 }

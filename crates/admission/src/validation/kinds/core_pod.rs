@@ -11,7 +11,7 @@ mod security;
 mod topology;
 pub(super) mod volumes;
 
-pub(crate) use container_extra::{canonical, is_extended, resources, Names};
+pub(crate) use container_extra::{canonical, is_extended, quantity_value, resources, Names};
 pub(crate) use scheduling::node_selector;
 
 use keelson_apimachinery::FieldError;

@@ -11,6 +11,7 @@ use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
 use serde_json::{json, Map, Value};
 
+use super::core_pod::volumes::csi_driver_name;
 use super::util::{
     duplicate, go_selector, immutable, int_of, invalid_all, list_of, obj_of, semantic, str_of,
     validate_label_selector,
@@ -410,27 +411,6 @@ fn go_attachment_spec(spec: &Value) -> Value {
         },
         "NodeName": str_of(spec, "nodeName"),
     })
-}
-
-/// core's `ValidateCSIDriverName`: required, at most 63 bytes, a DNS
-/// subdomain once lower-cased (the value as sent is reported).
-fn csi_driver_name(name: &str, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if name.is_empty() {
-        errs.push(FieldError::required(path.as_str(), ""));
-    }
-    if name.len() > 63 {
-        errs.push(FieldError::too_long(
-            path.as_str(),
-            "may not be more than 63 bytes",
-        ));
-    }
-    errs.extend(invalid_all(
-        is_dns1123_subdomain(&name.to_lowercase()),
-        path,
-        name,
-    ));
-    errs
 }
 
 /// `validateCSIDriverSpec` (note kube's `spec.attachedRequired` path).

@@ -147,7 +147,7 @@ pub(super) fn mount_device_conflicts(m: &Value, c: &Value, ip: &Path) -> Vec<Fie
 }
 
 /// kube's `validateLocalDescendingPath`: relative, without a `..` element.
-fn local_descending_path(p: &str, path: &Path) -> Vec<FieldError> {
+pub(super) fn local_descending_path(p: &str, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if p.starts_with('/') {
         errs.push(FieldError::invalid(
@@ -636,7 +636,7 @@ pub(crate) fn is_extended(name: &str) -> bool {
 /// (`MilliValue() % 1000 == 0`). The integer error's value is the
 /// `resource.Quantity` itself, which 1.34 prints as its JSON: the
 /// canonical string, quoted.
-fn quantity_value(name: &str, v: &Value, path: &Path) -> Vec<FieldError> {
+pub(crate) fn quantity_value(name: &str, v: &Value, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let q = quantity(v);
     if q.as_ref().is_some_and(|q| q.is_negative()) {

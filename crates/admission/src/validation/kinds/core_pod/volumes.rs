@@ -585,15 +585,22 @@ pub(crate) fn rbd(src: &Value, p: &Path) -> Vec<FieldError> {
 /// variant (the secret's namespace is required too).
 pub(crate) fn cinder(src: &Value, p: &Path, pv: bool) -> Vec<FieldError> {
     let mut errs = required_strings(src, p, &["volumeID"]);
-    if let Some(r) = present(src, "secretRef") {
-        let keys: &[&str] = if pv {
-            &["name", "namespace"]
-        } else {
-            &["name"]
-        };
-        errs.extend(required_strings(r, &p.child("secretRef"), keys));
-    }
+    errs.extend(secret_ref(src, p, pv));
     errs
+}
+
+/// A set `secretRef` needs its name, and in a PersistentVolume (`pv`) its
+/// namespace too (the Cinder and StorageOS sources).
+fn secret_ref(src: &Value, p: &Path, pv: bool) -> Vec<FieldError> {
+    let Some(r) = present(src, "secretRef") else {
+        return Vec::new();
+    };
+    let keys: &[&str] = if pv {
+        &["name", "namespace"]
+    } else {
+        &["name"]
+    };
+    required_strings(r, &p.child("secretRef"), keys)
 }
 
 /// kube's `validateCephFSVolumeSource` (the PV variant has the same rules).
@@ -869,14 +876,7 @@ pub(crate) fn storageos(src: &Value, p: &Path, pv: bool) -> Vec<FieldError> {
     if !ns.is_empty() {
         errs.extend(dns1123_label(ns, &p.child("volumeNamespace")));
     }
-    if let Some(r) = present(src, "secretRef") {
-        let keys: &[&str] = if pv {
-            &["name", "namespace"]
-        } else {
-            &["name"]
-        };
-        errs.extend(required_strings(r, &p.child("secretRef"), keys));
-    }
+    errs.extend(secret_ref(src, p, pv));
     errs
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::super::super::util::{obj_of, str_of};
 use super::super::super::Path;
+use super::super::container_extra::local_descending_path;
 use super::{each_container, set};
 
 /// kube's `validateSeccompProfileField` of an optional profile at `path`.
@@ -45,26 +46,6 @@ pub(super) fn seccomp(sp: Option<&Value>, path: &Path) -> Vec<FieldError> {
             lp.as_str(),
             go_struct(Some(sp), PROFILE),
             "can only be set when seccomp type is Localhost",
-        ));
-    }
-    errs
-}
-
-/// kube's `validateLocalDescendingPath`: relative, without `..`.
-fn local_descending_path(p: &str, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if p.starts_with('/') {
-        errs.push(FieldError::invalid(
-            path.as_str(),
-            p,
-            "must be a relative path",
-        ));
-    }
-    if p.split('/').any(|part| part == "..") {
-        errs.push(FieldError::invalid(
-            path.as_str(),
-            p,
-            "must not contain '..'",
         ));
     }
     errs
