@@ -352,6 +352,31 @@ fn scenario(mode: Mode) {
         .as_array()
         .is_some_and(|g| g.iter().any(|x| x == "system:authenticated")));
 
+    // kube records the writer's fields before mutating admission: the
+    // label the webhook added is not kubectl's.
+    let cm: Value =
+        serde_json::from_str(&c.ok(&["get", "cm", "cm1", "-o", "json", "--show-managed-fields"]))
+            .unwrap();
+    let entries = cm["metadata"]["managedFields"].as_array().expect("managed");
+    let kubectl = entries
+        .iter()
+        .find(|e| e["manager"] == "kubectl-create")
+        .unwrap_or_else(|| panic!("no kubectl-create entry: {cm}"));
+    let labels = &kubectl["fieldsV1"]["f:metadata"]["f:labels"];
+    assert!(labels.get("f:step").is_some(), "{kubectl}");
+    assert!(labels.get("f:mutated").is_none(), "{kubectl}");
+    // So another applier may set it without a conflict (before, kubectl
+    // owned it and this was a 409); the webhook sets it back.
+    let mut applied: Value =
+        serde_json::from_str(&configmap("default", "cm1", "mutate", json!({"a": "1"}))).unwrap();
+    applied["metadata"]["labels"]["mutated"] = json!("no");
+    c.ok_stdin(
+        &["apply", "--server-side", "--field-manager=other", "-f", "-"],
+        &applied.to_string(),
+    );
+    let cm: Value = serde_json::from_str(&c.ok(&["get", "cm", "cm1", "-o", "json"])).unwrap();
+    assert_eq!(cm["metadata"]["labels"]["mutated"], "yes", "{cm}");
+
     // A denial: kube's message as kubectl prints it; nothing stored.
     let err = c.fails(
         &["create", "-f", "-"],

@@ -231,6 +231,28 @@ fn allocation(c: &Cluster) {
         err.contains(r#"Service "dup" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated"#),
         "{err}"
     );
+    // Allocation comes before validation (kube's `BeginCreate`): a taken
+    // IP is the only error, even beside an invalid port name.
+    let bad_port = manifest("dup2", NS, "10.96.0.10").replace(
+        "  - port: 80\n",
+        "  - port: 80\n    name: Bad_Name\n  - port: 81\n    name: other\n",
+    );
+    let err = c.fails(&["create", "-f", "-"], Some(&bad_port));
+    assert!(
+        err.contains(r#"Service "dup2" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated"#),
+        "{err}"
+    );
+    assert!(!err.contains("Bad_Name"), "{err}");
+    // With a free IP, validation runs and the IP it allocated is released.
+    let err = c.fails(
+        &["create", "-f", "-"],
+        Some(&bad_port.replace("10.96.0.10", "10.96.0.12")),
+    );
+    assert!(
+        err.contains(r#"Service "dup2" is invalid: spec.ports[0].name: Invalid value: "Bad_Name""#),
+        "{err}"
+    );
+    c.ok_stdin(&["create", "-f", "-"], &manifest("reuse", NS, "10.96.0.12"));
     let err = c.fails(
         &["create", "-f", "-"],
         Some(&manifest("far", NS, "10.0.0.1")),

@@ -27,7 +27,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use keelson_api::{
-    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation, StoreApi,
+    AdmissionApi, AdmissionRequest, AdmissionResponse, AdmitPhase, FieldValidation, Operation,
+    StoreApi,
 };
 use keelson_apimachinery::{ApiError, ApiResult, FieldError};
 use serde_json::Value;
@@ -123,7 +124,11 @@ impl LocalAdmission {
 
 #[async_trait]
 impl AdmissionApi for LocalAdmission {
-    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+    async fn admit_phase(
+        &self,
+        req: AdmissionRequest,
+        phase: AdmitPhase,
+    ) -> ApiResult<AdmissionResponse> {
         match req.operation {
             Operation::Delete => {
                 lifecycle::check_delete(&req.gr, &req.name)?;
@@ -139,11 +144,12 @@ impl AdmissionApi for LocalAdmission {
                 }
                 Ok(AdmissionResponse {
                     object: None,
+                    unmutated: None,
                     warnings,
                     audit_annotations: annotations.into_map(),
                 })
             }
-            Operation::Create | Operation::Update => self.admit_write(req).await,
+            Operation::Create | Operation::Update => self.admit_write(req, phase).await,
         }
     }
 }
@@ -175,15 +181,21 @@ fn patch_invalid(patched: &Value, msg: &str) -> ApiError {
 impl LocalAdmission {
     /// A create or update through the chain. The warnings recorded before
     /// a step refuses ride on its error, as kube sends them with it.
-    async fn admit_write(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+    async fn admit_write(
+        &self,
+        req: AdmissionRequest,
+        phase: AdmitPhase,
+    ) -> ApiResult<AdmissionResponse> {
         let mut warnings = Vec::new();
         let mut annotations = audit::Annotations::default();
+        let mut unmutated = None;
         match self
-            .admit_write_with(req, &mut warnings, &mut annotations)
+            .admit_write_with(req, phase, &mut warnings, &mut annotations, &mut unmutated)
             .await
         {
             Ok(object) => Ok(AdmissionResponse {
                 object: Some(object),
+                unmutated,
                 warnings,
                 audit_annotations: annotations.into_map(),
             }),
@@ -196,8 +208,10 @@ impl LocalAdmission {
     async fn admit_write_with(
         &self,
         mut req: AdmissionRequest,
+        phase: AdmitPhase,
         warnings: &mut Vec<String>,
         annotations: &mut audit::Annotations,
+        unmutated: &mut Option<Value>,
     ) -> ApiResult<Value> {
         let mut object = req
             .object
@@ -234,8 +248,11 @@ impl LocalAdmission {
             .filter(|_| own_kind)
             .and_then(|i| self.schemas.get(i));
 
-        // 1. Decoding: wrong types, unknown and duplicate fields.
-        if let (Some(schema), true) = (custom_schema.as_deref(), object.is_object()) {
+        // 1. Decoding: wrong types, unknown and duplicate fields (an
+        // object for the validating phase has been through it).
+        if !phase.mutates() {
+            // Decoded by the mutating phase.
+        } else if let (Some(schema), true) = (custom_schema.as_deref(), object.is_object()) {
             let received = if req.is_patch {
                 object.clone()
             } else {
@@ -335,7 +352,7 @@ impl LocalAdmission {
         let namespaced = target
             .info
             .map_or(!req.namespace.is_empty(), |i| i.namespaced);
-        if own_kind {
+        if own_kind && phase.mutates() {
             ensure_namespace(&mut object, &req.namespace, namespaced)?;
             // 2. Defaulting.
             let group = target
@@ -363,97 +380,110 @@ impl LocalAdmission {
             }
         }
 
-        // 3. NamespaceLifecycle.
+        // What kube's field manager sees: it records the writer's `Update`
+        // after decoding and defaulting, before mutating admission.
+        let decoded = (own_kind && phase.mutates()).then(|| object.clone());
+
         let display_name = display_name(&req.name, &object);
-        if req.operation == Operation::Create
-            && namespaced
-            && self.plugins.config().enabled("NamespaceLifecycle")
-        {
-            lifecycle::check_create(
-                &self.store,
-                &self.namespaces,
-                &req.gr,
-                &req.namespace,
-                &display_name,
-            )
-            .await?;
-        }
+        if phase.mutates() {
+            // 3. NamespaceLifecycle.
+            if req.operation == Operation::Create
+                && namespaced
+                && self.plugins.config().enabled("NamespaceLifecycle")
+            {
+                lifecycle::check_create(
+                    &self.store,
+                    &self.namespaces,
+                    &req.gr,
+                    &req.namespace,
+                    &display_name,
+                )
+                .await?;
+            }
 
-        // 3b. The built-in plugins' mutating phase (LimitRanger,
-        // ServiceAccount, Priority, ...).
-        if own_kind {
-            self.plugins
-                .mutate(&self.store, &req, &mut object, &display_name)
-                .await?;
-        }
+            // 3b. The built-in plugins' mutating phase (LimitRanger,
+            // ServiceAccount, Priority, ...).
+            if own_kind {
+                self.plugins
+                    .mutate(&self.store, &req, &mut object, &display_name)
+                    .await?;
+            }
 
-        // 3c. MutatingAdmissionPolicy, then the mutating admission
-        // webhooks; a policy with `reinvocationPolicy: IfNeeded` runs once
-        // more when the webhooks changed the object after it.
-        let redecode = webhook::Redecode {
-            catalog: &catalog,
-            root: target.root,
-            custom: custom_schema.as_deref(),
-            group: target
-                .info
-                .map_or(req.gr.group.as_str(), |i| i.group.as_str()),
-            kind,
-            own_kind,
-        };
-        // Served only with its gate (and `--runtime-config`, which the
-        // gateway enforces): the gate is what every process is given.
-        let mutating_policies = self.plugins.config().enabled("MutatingAdmissionPolicy")
-            && keelson_apimachinery::featuregates::FeatureGates::global()
-                .enabled("MutatingAdmissionPolicy")
-            && !webhook::exempt(&req.gr.group, kind);
-        let mut reinvoke = None;
-        let mutating_write = policy::MutatingWrite {
-            store: &self.store,
-            catalog: &catalog,
-            req: &req,
-            display_name: &display_name,
-            redecode: &redecode,
-        };
-        if mutating_policies {
-            let r = self
-                .mutating_policies
-                .mutate(&mutating_write, &mut object, None)
-                .await?;
-            reinvoke = Some(r).filter(|r| !r.is_empty());
-        }
-        if self.plugins.config().enabled("MutatingAdmissionWebhook") {
-            let before = reinvoke.as_ref().map(|_| object.clone());
-            let mut slot = Some(object);
-            let w = (self.webhooks)
-                .mutate(&self.store, &req, &mut slot, Some(&redecode), annotations)
-                .await?;
-            object = slot.unwrap_or_default();
-            warnings.extend(w);
-            if let (Some(r), Some(before)) = (&reinvoke, before) {
-                if before != object {
-                    self.mutating_policies
-                        .mutate(&mutating_write, &mut object, Some(r))
-                        .await?;
+            // 3c. MutatingAdmissionPolicy, then the mutating admission
+            // webhooks; a policy with `reinvocationPolicy: IfNeeded` runs once
+            // more when the webhooks changed the object after it.
+            let redecode = webhook::Redecode {
+                catalog: &catalog,
+                root: target.root,
+                custom: custom_schema.as_deref(),
+                group: target
+                    .info
+                    .map_or(req.gr.group.as_str(), |i| i.group.as_str()),
+                kind,
+                own_kind,
+            };
+            // Served only with its gate (and `--runtime-config`, which the
+            // gateway enforces): the gate is what every process is given.
+            let mutating_policies = self.plugins.config().enabled("MutatingAdmissionPolicy")
+                && keelson_apimachinery::featuregates::FeatureGates::global()
+                    .enabled("MutatingAdmissionPolicy")
+                && !webhook::exempt(&req.gr.group, kind);
+            let mut reinvoke = None;
+            let mutating_write = policy::MutatingWrite {
+                store: &self.store,
+                catalog: &catalog,
+                req: &req,
+                display_name: &display_name,
+                redecode: &redecode,
+            };
+            if mutating_policies {
+                let r = self
+                    .mutating_policies
+                    .mutate(&mutating_write, &mut object, None)
+                    .await?;
+                reinvoke = Some(r).filter(|r| !r.is_empty());
+            }
+            if self.plugins.config().enabled("MutatingAdmissionWebhook") {
+                let before = reinvoke.as_ref().map(|_| object.clone());
+                let mut slot = Some(object);
+                let w = (self.webhooks)
+                    .mutate(&self.store, &req, &mut slot, Some(&redecode), annotations)
+                    .await?;
+                object = slot.unwrap_or_default();
+                warnings.extend(w);
+                if let (Some(r), Some(before)) = (&reinvoke, before) {
+                    if before != object {
+                        self.mutating_policies
+                            .mutate(&mutating_write, &mut object, Some(r))
+                            .await?;
+                    }
                 }
+            }
+
+            // 3d. The registry strategy's preparation, which kube runs in the
+            // store after mutating admission (a Job's generated selector, a
+            // CertificateSigningRequest's requester).
+            if own_kind && custom_schema.is_none() {
+                let group = target
+                    .info
+                    .map_or(req.gr.group.as_str(), |i| i.group.as_str());
+                defaults::prepare(
+                    group,
+                    kind,
+                    req.operation,
+                    &req.subresource,
+                    &mut object,
+                    req.old_object.as_ref(),
+                    req.user.as_ref(),
+                );
             }
         }
 
-        // 3d. The registry strategy's preparation, which kube runs in the
-        // store after mutating admission (a Job's generated selector, a
-        // CertificateSigningRequest's requester).
-        if own_kind && custom_schema.is_none() {
-            let group = target
-                .info
-                .map_or(req.gr.group.as_str(), |i| i.group.as_str());
-            defaults::prepare(
-                group,
-                kind,
-                req.operation,
-                &req.subresource,
-                &mut object,
-                req.old_object.as_ref(),
-                req.user.as_ref(),
-            );
+        if let Some(decoded) = decoded.filter(|d| *d != object) {
+            *unmutated = Some(decoded);
+        }
+        if !phase.validates() {
+            return Ok(object);
         }
 
         // 4. Validation.

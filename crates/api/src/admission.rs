@@ -83,11 +83,47 @@ pub struct UserInfo {
     pub extra: std::collections::BTreeMap<String, Vec<String>>,
 }
 
+/// Which of admission's phases one call runs. kube's registry does work
+/// between them (a Service's IP and node-port allocation, `BeginCreate`;
+/// a Binding's validation), so a caller with such work runs the phases
+/// as two calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AdmitPhase {
+    /// The whole chain.
+    #[default]
+    All,
+    /// Decoding, defaulting and the mutating phase (NamespaceLifecycle,
+    /// built-in mutating plugins, mutating policies and webhooks, the
+    /// strategy's preparation): the object comes back mutated.
+    Mutating,
+    /// Validation and the validating phase (built-in validating plugins,
+    /// policies, webhooks, quota) of an object the mutating phase gave.
+    Validating,
+}
+
+impl AdmitPhase {
+    /// Runs decoding, defaulting and mutating admission.
+    pub fn mutates(self) -> bool {
+        self != AdmitPhase::Validating
+    }
+
+    /// Runs validation and validating admission.
+    pub fn validates(self) -> bool {
+        self != AdmitPhase::Mutating
+    }
+}
+
 /// A successful admission.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AdmissionResponse {
     /// The object after defaulting (create/update), `None` on delete.
     pub object: Option<Value>,
+    /// The object as decoded and defaulted, before the mutating phase
+    /// (built-in plugins, policies, webhooks, the registry strategy's
+    /// preparation); set only when that phase changed it. kube's field
+    /// manager records an `Update` from this object (it runs before
+    /// mutating admission), so what admission added is not the writer's.
+    pub unmutated: Option<Value>,
     /// Warnings to send as `Warning: 299 - "..."` headers.
     pub warnings: Vec<String>,
     /// Audit annotations the admission steps recorded (kube's
@@ -101,7 +137,17 @@ pub struct AdmissionResponse {
 #[async_trait]
 pub trait AdmissionApi: Send + Sync + 'static {
     /// Admit one write.
-    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse>;
+    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+        self.admit_phase(req, AdmitPhase::All).await
+    }
+
+    /// Run one phase of a create or update's admission (a delete runs
+    /// whole whatever the phase).
+    async fn admit_phase(
+        &self,
+        req: AdmissionRequest,
+        phase: AdmitPhase,
+    ) -> ApiResult<AdmissionResponse>;
 
     /// Readiness of the service (the gateway's `/readyz` runs one check per
     /// backing service). Local implementations are ready once constructed.

@@ -12,7 +12,8 @@ mod store;
 mod watch_cache;
 
 pub use admission::{
-    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation, UserInfo,
+    AdmissionApi, AdmissionRequest, AdmissionResponse, AdmitPhase, FieldValidation, Operation,
+    UserInfo,
 };
 pub use merge::{FieldOwner, ManagedFieldsRequest, MergeApi, PatchRequest, PatchType};
 pub use store::{

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use keelson_api::{
-    AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation, UserInfo,
+    AdmissionApi, AdmissionRequest, AdmissionResponse, AdmitPhase, FieldValidation, Operation,
+    UserInfo,
 };
 use keelson_apimachinery::ApiResult;
 use tonic::{Request, Response, Status};
@@ -78,6 +79,23 @@ fn user_from_pb(u: pb::UserInfo) -> UserInfo {
     }
 }
 
+fn phase_from_pb(p: i32) -> ApiResult<AdmitPhase> {
+    match pb::AdmitPhase::try_from(p) {
+        Ok(pb::AdmitPhase::All) => Ok(AdmitPhase::All),
+        Ok(pb::AdmitPhase::Mutating) => Ok(AdmitPhase::Mutating),
+        Ok(pb::AdmitPhase::Validating) => Ok(AdmitPhase::Validating),
+        Err(_) => Err(bad_enum(SERVICE, "phase", p)),
+    }
+}
+
+fn phase_to_pb(p: AdmitPhase) -> pb::AdmitPhase {
+    match p {
+        AdmitPhase::All => pb::AdmitPhase::All,
+        AdmitPhase::Mutating => pb::AdmitPhase::Mutating,
+        AdmitPhase::Validating => pb::AdmitPhase::Validating,
+    }
+}
+
 fn request_from_pb(r: pb::AdmitRequest) -> ApiResult<AdmissionRequest> {
     let object = match &r.object {
         Some(b) => Some(from_json_bytes(SERVICE, "object", b)?),
@@ -111,8 +129,9 @@ fn request_from_pb(r: pb::AdmitRequest) -> ApiResult<AdmissionRequest> {
     })
 }
 
-fn request_to_pb(r: AdmissionRequest) -> pb::AdmitRequest {
+fn request_to_pb(r: AdmissionRequest, phase: AdmitPhase) -> pb::AdmitRequest {
     pb::AdmitRequest {
+        phase: phase_to_pb(phase).into(),
         operation: operation_to_pb(r.operation).into(),
         gr: Some(gr_to_pb(&r.gr)),
         api_version: r.api_version,
@@ -153,10 +172,13 @@ impl Admission for AdmissionGrpc {
         &self,
         req: Request<pb::AdmitRequest>,
     ) -> Result<Response<pb::AdmitResponse>, Status> {
-        let areq = request_from_pb(req.into_inner()).map_err(|e| to_grpc_status(&e))?;
-        let out = self.api.admit(areq).await.map_err(|e| to_grpc_status(&e))?;
+        let req = req.into_inner();
+        let phase = phase_from_pb(req.phase).map_err(|e| to_grpc_status(&e))?;
+        let areq = request_from_pb(req).map_err(|e| to_grpc_status(&e))?;
+        let out = (self.api.admit_phase(areq, phase).await).map_err(|e| to_grpc_status(&e))?;
         Ok(Response::new(pb::AdmitResponse {
             object: out.object.as_ref().map(to_json_bytes),
+            unmutated: out.unmutated.as_ref().map(to_json_bytes),
             warnings: out.warnings,
             audit_annotations: out.audit_annotations.into_iter().collect(),
         }))
@@ -174,11 +196,15 @@ remote_client! {
 
 #[async_trait::async_trait]
 impl AdmissionApi for RemoteAdmission {
-    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+    async fn admit_phase(
+        &self,
+        req: AdmissionRequest,
+        phase: AdmitPhase,
+    ) -> ApiResult<AdmissionResponse> {
         let resp = self
             .client
             .clone()
-            .admit(request_to_pb(req))
+            .admit(request_to_pb(req, phase))
             .await
             .map_err(|s| from_grpc_status(SERVICE, &s))?
             .into_inner();
@@ -186,8 +212,13 @@ impl AdmissionApi for RemoteAdmission {
             Some(b) => Some(from_json_bytes(SERVICE, "object", b)?),
             None => None,
         };
+        let unmutated = match &resp.unmutated {
+            Some(b) => Some(from_json_bytes(SERVICE, "unmutated", b)?),
+            None => None,
+        };
         Ok(AdmissionResponse {
             object,
+            unmutated,
             warnings: resp.warnings,
             audit_annotations: resp.audit_annotations.into_iter().collect(),
         })

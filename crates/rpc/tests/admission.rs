@@ -5,33 +5,44 @@ mod support;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use keelson_api::{AdmissionApi, AdmissionRequest, AdmissionResponse, FieldValidation, Operation};
+use keelson_api::{
+    AdmissionApi, AdmissionRequest, AdmissionResponse, AdmitPhase, FieldValidation, Operation,
+};
 use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
 use keelson_rpc::{AdmissionGrpc, RemoteAdmission};
 use serde_json::json;
 use tonic::transport::Server;
 
-/// Records the request; defaults `metadata.labels.admitted`; rejects the
+/// Records the request; defaults `metadata.labels.admitted` (answering the
+/// object as sent as the unmutated one); rejects the
 /// name "bad" with a 422.
 #[derive(Default)]
 struct FakeAdmission {
     seen: Mutex<Vec<AdmissionRequest>>,
+    phases: Mutex<Vec<AdmitPhase>>,
 }
 
 #[async_trait]
 impl AdmissionApi for FakeAdmission {
-    async fn admit(&self, req: AdmissionRequest) -> ApiResult<AdmissionResponse> {
+    async fn admit_phase(
+        &self,
+        req: AdmissionRequest,
+        phase: AdmitPhase,
+    ) -> ApiResult<AdmissionResponse> {
         self.seen.lock().unwrap().push(req.clone());
+        self.phases.lock().unwrap().push(phase);
         if req.name == "bad" {
             let errs = [FieldError::invalid("metadata.name", "bad", "is bad")];
             return Err(ApiError::invalid("", &req.kind, &req.name, &errs));
         }
+        let unmutated = req.object.clone();
         let object = req.object.map(|mut o| {
             o["metadata"]["labels"]["admitted"] = json!("yes");
             o
         });
         Ok(AdmissionResponse {
             object,
+            unmutated,
             warnings: vec!["unknown field \"spec.foo\"".into(), "second".into()],
             audit_annotations: [(
                 "pod-security.kubernetes.io/enforce-policy".to_string(),
@@ -95,8 +106,13 @@ async fn requests_and_responses_round_trip_exactly() {
     sent[2].raw_body = Some(Vec::new());
     sent[2].namespace = String::new();
 
-    for req in &sent {
-        let resp = adm.admit(req.clone()).await.unwrap();
+    let phases = [
+        AdmitPhase::All,
+        AdmitPhase::Mutating,
+        AdmitPhase::Validating,
+    ];
+    for (req, phase) in sent.iter().zip(phases) {
+        let resp = adm.admit_phase(req.clone(), phase).await.unwrap();
         assert_eq!(resp.warnings, ["unknown field \"spec.foo\"", "second"]);
         assert_eq!(
             resp.audit_annotations["pod-security.kubernetes.io/enforce-policy"],
@@ -109,9 +125,12 @@ async fn requests_and_responses_round_trip_exactly() {
             ),
             None => assert_eq!(resp.object, None),
         }
+        // The object before mutation comes back as it was sent.
+        assert_eq!(resp.unmutated, req.object);
     }
     // Some(empty body) stays distinct from None.
     assert_eq!(*fake.seen.lock().unwrap(), sent);
+    assert_eq!(*fake.phases.lock().unwrap(), phases);
     adm.ready().await.unwrap();
     server.stop().await;
 }

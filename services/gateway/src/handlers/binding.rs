@@ -8,7 +8,7 @@
 //! plain `500` for an invalid target. The answer is a `201` Success Status.
 
 use bytes::Bytes;
-use keelson_api::UpdateOptions as StoreUpdateOptions;
+use keelson_api::{AdmitPhase, UpdateOptions as StoreUpdateOptions};
 use keelson_apimachinery::meta::{meta_str, now_rfc3339};
 use keelson_apimachinery::options::CreateOptions;
 use keelson_apimachinery::{ApiError, ApiResult, FieldError, GroupResource};
@@ -90,38 +90,52 @@ fn check(binding: &Value) -> ApiResult<()> {
 pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
     let opts = CreateOptions::from_query(cx.query)?;
     let binding = decode_binding(cx, body)?;
+    // kube's create handler runs mutating admission on the Binding
+    // (webhooks and policies matching `pods/binding` or `bindings`), then
+    // the registry checks the name and validates it, then validating
+    // admission; the pod is bound as admitted.
+    let kind = super::write::SubresourceKind {
+        api_version: "v1",
+        kind: "Binding",
+    };
+    let wopts = super::write::WriteOpts {
+        fv: opts.field_validation,
+        dry: opts.dry_run,
+    };
+    let (binding, mut warnings) = super::write::admit_subresource_phase(
+        cx,
+        kind,
+        keelson_api::Operation::Create,
+        binding,
+        None,
+        wopts,
+        AdmitPhase::Mutating,
+    )
+    .await?;
     let name = if cx.ri.subresource.is_empty() {
         meta_str(&binding, "name").to_string()
     } else {
         cx.ri.name.clone()
     };
+    let before_validation = |e: ApiError| e.with_warnings(warnings.clone());
     if meta_str(&binding, "name") != name {
-        return Err(ApiError::bad_request(
+        return Err(before_validation(ApiError::bad_request(
             "name in URL does not match name in Binding object",
-        ));
+        )));
     }
-    check(&binding)?;
-    // kube's create handler runs the admission chain on the Binding
-    // (webhooks and policies matching `pods/binding` or `bindings`); the
-    // pod is bound as admitted. kube validates the Binding between its
-    // mutating and validating phases; Keelson before and after the one
-    // admission call.
-    let (binding, warnings) = super::write::admit_subresource(
+    check(&binding).map_err(before_validation)?;
+    let (binding, more) = super::write::admit_subresource_phase(
         cx,
-        super::write::SubresourceKind {
-            api_version: "v1",
-            kind: "Binding",
-        },
+        kind,
         keelson_api::Operation::Create,
         binding,
         None,
-        super::write::WriteOpts {
-            fv: opts.field_validation,
-            dry: opts.dry_run,
-        },
+        wopts,
+        AdmitPhase::Validating,
     )
-    .await?;
-    check(&binding)?;
+    .await
+    .map_err(before_validation)?;
+    warnings.extend(more);
     let node = binding
         .pointer("/target/name")
         .and_then(Value::as_str)

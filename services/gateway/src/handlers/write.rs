@@ -5,8 +5,8 @@
 //! store.
 
 use keelson_api::{
-    AdmissionRequest, CreateOptions, FieldOwner, FieldValidation, ManagedFieldsRequest, Operation,
-    UpdateOptions,
+    AdmissionRequest, AdmissionResponse, AdmitPhase, CreateOptions, FieldOwner, FieldValidation,
+    ManagedFieldsRequest, Operation, UpdateOptions,
 };
 use keelson_apimachinery::meta::{meta_mut, meta_str};
 use keelson_apimachinery::{ApiError, ApiResult};
@@ -32,25 +32,48 @@ pub(crate) enum Ownership {
     Recorded,
 }
 
-/// Bring managedFields up to date for an `Update` operation.
+/// Bring managedFields up to date for an `Update` operation. As kube's
+/// handlers run the field manager before mutating admission, the entry is
+/// recorded from `unmutated` (the object as decoded and defaulted) when
+/// admission changed it: what plugins, policies and webhooks added is not
+/// the writer's. An admission step that changed `managedFields` itself
+/// keeps today's recording from the admitted object.
 async fn record_update(
     cx: &Ctx<'_>,
     ownership: &Ownership,
     old: Option<&Value>,
     new: Value,
+    unmutated: Option<Value>,
 ) -> ApiResult<Value> {
-    match ownership {
-        Ownership::Recorded => Ok(new),
-        Ownership::Update(owner) => {
-            cx.b.merge
-                .update_managed_fields(ManagedFieldsRequest {
-                    gr: cx.gr(),
-                    kind: cx.info.kind.clone(),
-                    owner: owner.clone(),
-                    old: old.cloned().unwrap_or(Value::Null),
-                    new,
-                })
-                .await
+    let Ownership::Update(owner) = ownership else {
+        return Ok(new);
+    };
+    let record = |new: Value| {
+        cx.b.merge.update_managed_fields(ManagedFieldsRequest {
+            gr: cx.gr(),
+            kind: cx.info.kind.clone(),
+            owner: owner.clone(),
+            old: old.cloned().unwrap_or(Value::Null),
+            new,
+        })
+    };
+    let managed = |o: &Value| o.pointer("/metadata/managedFields").cloned();
+    match unmutated.filter(|u| managed(u) == managed(&new)) {
+        None => record(new).await,
+        Some(unmutated) => {
+            let recorded = record(unmutated).await?;
+            let mut new = new;
+            if let Some(meta) = meta_mut(&mut new) {
+                match managed(&recorded) {
+                    Some(fields) => {
+                        meta.insert("managedFields".into(), fields);
+                    }
+                    None => {
+                        meta.shift_remove("managedFields");
+                    }
+                }
+            }
+            Ok(new)
         }
     }
 }
@@ -69,8 +92,48 @@ pub(crate) async fn admit(
         api_version: "",
         kind: &cx.info.kind,
     };
+    let resp = admit_as(
+        cx,
+        kind,
+        operation,
+        object,
+        old_object,
+        raw_body,
+        is_patch,
+        opts,
+        AdmitPhase::All,
+    )
+    .await?;
+    Ok((resp.object, resp.warnings))
+}
+
+/// One phase of [`admit`], keeping the object as it was before the
+/// mutating phase for the field manager ([`AdmissionResponse::unmutated`]).
+#[allow(clippy::too_many_arguments)]
+async fn admit_write(
+    cx: &Ctx<'_>,
+    operation: Operation,
+    object: Value,
+    old_object: Option<Value>,
+    raw_body: Option<Vec<u8>>,
+    is_patch: bool,
+    opts: WriteOpts,
+    phase: AdmitPhase,
+) -> ApiResult<AdmissionResponse> {
+    let kind = SubresourceKind {
+        api_version: "",
+        kind: &cx.info.kind,
+    };
     admit_as(
-        cx, kind, operation, object, old_object, raw_body, is_patch, opts,
+        cx,
+        kind,
+        operation,
+        Some(object),
+        old_object,
+        raw_body,
+        is_patch,
+        opts,
+        phase,
     )
     .await
 }
@@ -97,7 +160,30 @@ pub(crate) async fn admit_subresource(
     old_object: Option<Value>,
     opts: WriteOpts,
 ) -> ApiResult<(Value, Vec<String>)> {
-    let (admitted, warnings) = admit_as(
+    admit_subresource_phase(
+        cx,
+        kind,
+        operation,
+        object,
+        old_object,
+        opts,
+        AdmitPhase::All,
+    )
+    .await
+}
+
+/// One phase of [`admit_subresource`], for a registry that does its own
+/// work between the phases (a Binding's validation).
+pub(crate) async fn admit_subresource_phase(
+    cx: &Ctx<'_>,
+    kind: SubresourceKind<'_>,
+    operation: Operation,
+    object: Value,
+    old_object: Option<Value>,
+    opts: WriteOpts,
+    phase: AdmitPhase,
+) -> ApiResult<(Value, Vec<String>)> {
+    let resp = admit_as(
         cx,
         kind,
         operation,
@@ -106,10 +192,13 @@ pub(crate) async fn admit_subresource(
         None,
         false,
         opts,
+        phase,
     )
     .await?;
-    let admitted = admitted.ok_or_else(|| ApiError::internal("admission returned no object"))?;
-    Ok((admitted, warnings))
+    let admitted = resp
+        .object
+        .ok_or_else(|| ApiError::internal("admission returned no object"))?;
+    Ok((admitted, resp.warnings))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -122,7 +211,8 @@ async fn admit_as(
     raw_body: Option<Vec<u8>>,
     is_patch: bool,
     opts: WriteOpts,
-) -> ApiResult<(Option<Value>, Vec<String>)> {
+    phase: AdmitPhase,
+) -> ApiResult<AdmissionResponse> {
     let name = object
         .as_ref()
         .or(old_object.as_ref())
@@ -134,24 +224,27 @@ async fn admit_as(
         .flatten();
     let resp =
         cx.b.admission
-            .admit(AdmissionRequest {
-                operation,
-                gr: cx.gr(),
-                api_version: cx.info.api_version(),
-                kind: kind.kind.to_string(),
-                kind_api_version: kind.api_version.to_string(),
-                namespace: cx.ri.namespace.clone(),
-                name,
-                subresource: cx.ri.subresource.clone(),
-                object,
-                old_object,
-                raw_body,
-                is_patch,
-                field_validation: opts.fv,
-                dry_run: opts.dry,
-                user: Some(admission_user()),
-                options: Some(operation_options(cx, operation, opts.dry)),
-            })
+            .admit_phase(
+                AdmissionRequest {
+                    operation,
+                    gr: cx.gr(),
+                    api_version: cx.info.api_version(),
+                    kind: kind.kind.to_string(),
+                    kind_api_version: kind.api_version.to_string(),
+                    namespace: cx.ri.namespace.clone(),
+                    name,
+                    subresource: cx.ri.subresource.clone(),
+                    object,
+                    old_object,
+                    raw_body,
+                    is_patch,
+                    field_validation: opts.fv,
+                    dry_run: opts.dry,
+                    user: Some(admission_user()),
+                    options: Some(operation_options(cx, operation, opts.dry)),
+                },
+                phase,
+            )
             .await
             .inspect_err(|e| {
                 if let Some(a) = &e.audit_annotations {
@@ -160,7 +253,7 @@ async fn admit_as(
             })?;
     crate::filters::add_audit_annotations(&resp.audit_annotations);
     super::review::check_escalation(cx, resp.object.as_ref(), old_for_checks.as_ref())?;
-    Ok((resp.object, resp.warnings))
+    Ok(resp)
 }
 
 /// The request's user as admission sees it (after impersonation).
@@ -213,6 +306,24 @@ fn operation_options(cx: &Ctx<'_>, operation: Operation, dry: bool) -> Value {
     Value::Object(m)
 }
 
+/// The first admission call of a write: the whole chain, or only the
+/// mutating phase when the registry has work before validation.
+fn first_phase(split: bool) -> AdmitPhase {
+    if split {
+        AdmitPhase::Mutating
+    } else {
+        AdmitPhase::All
+    }
+}
+
+/// The object and warnings of an admission that must return an object.
+fn admitted_object(resp: AdmissionResponse) -> ApiResult<(Value, Vec<String>)> {
+    let object = resp
+        .object
+        .ok_or_else(|| ApiError::internal("admission returned no object"))?;
+    Ok((object, resp.warnings))
+}
+
 /// Create through admission and the store; shared by POST and PUT-creates.
 pub(crate) async fn create_object(
     cx: &Ctx<'_>,
@@ -250,19 +361,27 @@ pub(crate) async fn create_object(
             }
         }
     }
-    let (admitted, warnings) = admit(
+    // A Service's allocation comes between the phases (kube's
+    // `BeginCreate` runs after mutating admission, before validation).
+    let split = super::service_alloc::applies(cx);
+    let opts = WriteOpts { fv, dry };
+    let resp = admit_write(
         cx,
         Operation::Create,
-        Some(obj),
+        obj,
         None,
         raw,
         false,
-        WriteOpts { fv, dry },
+        opts,
+        first_phase(split),
     )
     .await
     .map_err(plain)?;
-    let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
-    let mut obj = record_update(cx, &ownership, None, obj)
+    let mut warnings = resp.warnings;
+    let obj = resp
+        .object
+        .ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
+    let mut obj = record_update(cx, &ownership, None, obj, resp.unmutated)
         .await
         .map_err(|e| (e, warnings.clone()))?;
     // Service cluster IPs and node ports: after the field manager, before
@@ -270,6 +389,30 @@ pub(crate) async fn create_object(
     let allocated = super::service_alloc::on_create(cx, &mut obj, dry)
         .await
         .map_err(|e| (e, warnings.clone()))?;
+    if split {
+        let validated = admit_write(
+            cx,
+            Operation::Create,
+            obj,
+            None,
+            None,
+            false,
+            opts,
+            AdmitPhase::Validating,
+        )
+        .await
+        .and_then(admitted_object);
+        match validated {
+            Ok((o, w)) => {
+                obj = o;
+                warnings.extend(w);
+            }
+            Err(e) => {
+                super::service_alloc::release(cx, &allocated).await;
+                return Err(plain(e.with_warnings(warnings)));
+            }
+        }
+    }
     let result = async {
         super::custom::to_storage_version(cx.b, cx.info, &mut obj).await?;
         super::versions::to_storage(cx.info, &mut obj)?;
@@ -312,25 +455,57 @@ pub(crate) async fn write_update(
     fv: FieldValidation,
     dry: bool,
 ) -> HandlerResult {
-    let (admitted, warnings) = admit(
+    // A Service's allocation comes between the phases (kube's
+    // `BeginUpdate`).
+    let split = super::service_alloc::applies(cx);
+    let opts = WriteOpts { fv, dry };
+    let resp = admit_write(
         cx,
         Operation::Update,
-        Some(new),
+        new,
         Some(old.clone()),
         raw,
         is_patch,
-        WriteOpts { fv, dry },
+        opts,
+        first_phase(split),
     )
     .await
     .map_err(plain)?;
-    let obj = admitted.ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
-    let mut obj = record_update(cx, &ownership, Some(&old), obj)
+    let mut warnings = resp.warnings;
+    let obj = resp
+        .object
+        .ok_or_else(|| plain(ApiError::internal("admission returned no object")))?;
+    let mut obj = record_update(cx, &ownership, Some(&old), obj, resp.unmutated)
         .await
         .map_err(|e| (e, warnings.clone()))?;
     // Service cluster IPs and node ports (kube's `BeginUpdate`).
     let plan = super::service_alloc::on_update(cx, &mut obj, &old, dry)
         .await
         .map_err(|e| (e, warnings.clone()))?;
+    if split {
+        let validated = admit_write(
+            cx,
+            Operation::Update,
+            obj,
+            Some(old.clone()),
+            None,
+            is_patch,
+            opts,
+            AdmitPhase::Validating,
+        )
+        .await
+        .and_then(admitted_object);
+        match validated {
+            Ok((o, w)) => {
+                obj = o;
+                warnings.extend(w);
+            }
+            Err(e) => {
+                super::service_alloc::release(cx, &plan.allocated).await;
+                return Err(plain(e.with_warnings(warnings)));
+            }
+        }
+    }
     let result = async {
         super::custom::to_storage_version(cx.b, cx.info, &mut obj).await?;
         super::versions::to_storage(cx.info, &mut obj)?;
