@@ -237,6 +237,8 @@ pub struct Env {
     patch_types: bool,
     /// `variables.<name>`: the composited variables' result types.
     composited: Option<Vec<(String, Ty)>>,
+    /// `ext.Bindings`: the `cel.bind` macro.
+    bindings: bool,
 }
 
 impl Env {
@@ -259,6 +261,21 @@ impl Env {
 
     pub(crate) fn patch_types(&self) -> bool {
         self.patch_types
+    }
+
+    /// Adds cel-go's `ext.Bindings` library: the `cel.bind(var, init,
+    /// body)` macro (kube's DRA selector environment has it).
+    pub fn declare_bindings(&mut self) {
+        self.bindings = true;
+    }
+
+    /// The parser for this environment's macros.
+    pub(crate) fn parser(&self) -> cel::parser::Parser {
+        if self.bindings {
+            crate::macros::parser_with_bindings()
+        } else {
+            crate::macros::parser()
+        }
     }
 
     /// Declares `variables` (kube's `kubernetes.variables` object), empty
@@ -388,6 +405,27 @@ mod tests {
         assert!(Expression::compile_checked("variables.big", &e, Returns::Bool).is_ok());
         let u = Expression::compile_checked("variables.nope", &e, Returns::Any);
         assert!(u.is_err_and(|m| m.contains("undefined field 'nope'")));
+    }
+
+    #[test]
+    fn cel_bind_needs_the_bindings_library() {
+        let mut e = Env::new();
+        e.declare("object", Type::dynamic());
+        let src = "cel.bind(x, object.a, x == 1 || x == 2)";
+        let plain = Expression::compile_checked(src, &e, Returns::Bool);
+        assert!(plain.is_err_and(|m| m.contains("undeclared reference to 'cel'")));
+        e.declare_bindings();
+        assert!(Expression::compile_checked(src, &e, Returns::Bool).is_ok());
+        assert_eq!(
+            Expression::compile_checked("cel.bind(x, 1, x)", &e, Returns::Any)
+                .map(|(_, t)| t.name()),
+            Ok("int".into())
+        );
+        let bad = Expression::compile_checked("cel.bind(a.b, 1, true)", &e, Returns::Bool);
+        assert_eq!(
+            bad.err(),
+            Some("compilation failed: ERROR: <input>:1:11: cel.bind() variable names must be simple identifiers\n | cel.bind(a.b, 1, true)\n | ..........^".into())
+        );
     }
 
     #[test]

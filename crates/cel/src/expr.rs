@@ -225,12 +225,21 @@ impl Expression {
         env: &Env,
         returns: Returns,
     ) -> Result<(Expression, Type), String> {
-        let (program, info) = crate::macros::parser()
+        Expression::compile_costed(src, env, returns).map(|(e, t, _)| (e, t))
+    }
+
+    /// [`Expression::compile_checked`], also answering the expression's
+    /// estimated worst-case cost (cel-go's `EstimateCost` maximum, over the
+    /// sizes the declared types bound).
+    pub fn compile_costed(
+        src: &str,
+        env: &Env,
+        returns: Returns,
+    ) -> Result<(Expression, Type, u64), String> {
+        let (program, info) = env
+            .parser()
             .parse_with_source_info(src)
-            .map_err(|_| match Expression::compile(src) {
-                Err(e) => format!("compilation failed: {e}"),
-                Ok(_) => "compilation failed".to_string(),
-            })?;
+            .map_err(|errs| format!("compilation failed: {}", render_parse_errors(src, &errs)))?;
         let mut checker = Checker::new(env.vars());
         checker.patch_types = env.patch_types();
         let est = checker.check_root(&program);
@@ -242,15 +251,15 @@ impl Expression {
         }
         let out = Type::of(est.ty);
         returns.accepts(&out)?;
-        Ok((Expression { program }, out))
+        Ok((Expression { program }, out, est.cost))
     }
 
     /// Type-checks `src` in `env` without a wanted result type (kube's
     /// type checker): the rendered issues, if any.
     pub fn type_check(src: &str, env: &Env) -> Option<String> {
-        let (program, info) = match crate::macros::parser().parse_with_source_info(src) {
+        let (program, info) = match env.parser().parse_with_source_info(src) {
             Ok(p) => p,
-            Err(_) => return Expression::compile(src).err(),
+            Err(errs) => return Some(render_parse_errors(src, &errs)),
         };
         let mut checker = Checker::new(env.vars());
         checker.patch_types = env.patch_types();
@@ -267,21 +276,24 @@ impl Expression {
         crate::macros::parser()
             .parse_with_source_info(src)
             .map(|(program, _)| Expression { program })
-            .map_err(|errs| {
-                errs.errors
-                    .iter()
-                    .map(|e| {
-                        render_at(
-                            src,
-                            e.pos.0.max(1) as usize,
-                            (e.pos.1 - 1).max(0) as usize,
-                            &e.msg,
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
+            .map_err(|errs| render_parse_errors(src, &errs))
     }
+}
+
+/// Syntax errors rendered as cel-go renders them.
+fn render_parse_errors(src: &str, errs: &cel::parser::ParseErrors) -> String {
+    errs.errors
+        .iter()
+        .map(|e| {
+            render_at(
+                src,
+                e.pos.0.max(1) as usize,
+                (e.pos.1 - 1).max(0) as usize,
+                &e.msg,
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

@@ -28,7 +28,10 @@ type Expanded = Result<Option<IdedExpr>, ParseError>;
 type Target<'a> = &'a mut Option<IdedExpr>;
 type Args<'a> = &'a mut Vec<IdedExpr>;
 
-static ENV: LazyLock<Env> = LazyLock::new(|| {
+static ENV: LazyLock<Env> = LazyLock::new(kube_env);
+
+/// An environment with exactly kube's macros.
+fn kube_env() -> Env {
     let mut env = Env::default();
     let macros = [
         Macro::global(ops::HAS, 1, has),
@@ -68,11 +71,58 @@ static ENV: LazyLock<Env> = LazyLock::new(|| {
         let _ = env.add_macro(m);
     }
     env
-});
+}
 
 /// A parser with kube's macros and CEL's optional syntax.
 pub fn parser() -> Parser {
     ENV.parser().enable_optional_syntax(true)
+}
+
+/// kube's macros plus `ext.Bindings`' `cel.bind` (environments that add
+/// the bindings library, such as DRA's device selectors).
+static ENV_WITH_BINDINGS: LazyLock<Env> = LazyLock::new(|| {
+    let mut env = kube_env();
+    let _ = env.add_macro(Macro::receiver("bind", 3, cel_bind));
+    env
+});
+
+/// [`parser`] with `cel.bind(var, init, body)`.
+pub fn parser_with_bindings() -> Parser {
+    ENV_WITH_BINDINGS.parser().enable_optional_syntax(true)
+}
+
+/// `cel.bind(var, init, body)`: cel-go's expansion, a comprehension over no
+/// elements whose accumulator `var` starts at `init` and whose result is
+/// `body`; a receiver other than `cel` is an ordinary call.
+fn cel_bind(h: &mut MacroExprHelper<'_>, t: Target<'_>, args: Args<'_>) -> Expanded {
+    let is_cel = matches!(t.as_ref().map(|e| &e.expr), Some(Expr::Ident(n)) if n == "cel");
+    if !is_cel {
+        return Ok(None);
+    }
+    let var = ident_name(&args[0]).ok_or_else(|| {
+        h.new_error(
+            args[0].id,
+            "cel.bind() variable names must be simple identifiers",
+        )
+    })?;
+    let _ = t.take();
+    let body = args.remove(2);
+    let init = args.remove(1);
+    args.clear();
+    let range = list(h, vec![]);
+    let cond = boolean(h, false);
+    let step = h.next_expr(Expr::Ident(var.clone()));
+    Ok(Some(comprehension(
+        h,
+        range,
+        UNUSED.to_string(),
+        None,
+        &var,
+        init,
+        cond,
+        step,
+        body,
+    )))
 }
 
 fn call(h: &mut MacroExprHelper<'_>, name: &str, args: Vec<IdedExpr>) -> IdedExpr {

@@ -6,8 +6,12 @@
 //! `validateMutatingAdmissionPolicyBindingSpec`).
 //!
 //! CEL expressions are compiled as kube's validation compiles them (the
-//! policy's declared variables; compile and result-type errors), without
-//! kube's cost limits; docs/compatibility.md lists it.
+//! policy's declared variables; compile and result-type errors). kube's
+//! admission compiler (`plugin/cel/compile.go`) estimates no cost at
+//! write time (the per-call limit applies when an expression runs), so
+//! neither does this. Stored and new expressions compile alike: the only
+//! library kube 1.34 keeps from new expressions (`ext.Lists` v3) is not in
+//! keelson-cel.
 
 use keelson_apimachinery::FieldError;
 use serde_json::Value;
@@ -25,6 +29,8 @@ const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
 const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
 const MAX_MATCH_CONDITIONS: usize = 64;
 const MAX_VALUE_EXPRESSION: usize = 5 * 1024;
+/// kube's `maxAuditAnnotations`.
+const MAX_AUDIT_ANNOTATIONS: usize = 20;
 const REINVOCATION_POLICIES: &[&str] = &["IfNeeded", "Never"];
 const PATCH_TYPES: &[&str] = &["ApplyConfiguration", "JSONPatch"];
 /// What a mutating policy or binding may match: DELETE cannot be mutated.
@@ -240,6 +246,13 @@ fn validate_policy_spec(
             &path.child("validations").index(i),
         ));
     }
+    if audits.len() > MAX_AUDIT_ANNOTATIONS {
+        errs.push(FieldError::invalid(
+            path.child("auditAnnotations").as_str(),
+            Value::Array(audits.to_vec()),
+            &format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
+        ));
+    }
     let mut keys: Vec<&str> = Vec::new();
     for (i, a) in audits.iter().enumerate() {
         let ap = path.child("auditAnnotations").index(i);
@@ -443,8 +456,8 @@ fn compile_error(path: &Path, src: &str, r: Result<impl Sized, String>) -> Optio
 }
 
 /// `validateMatchConditions` (each trimmed expression compiled without
-/// `variables`).
-fn validate_match_conditions(
+/// `variables`), shared with the webhook configurations.
+pub(super) fn validate_match_conditions(
     conds: &[Value],
     compiler: &PolicyCompiler,
     path: &Path,
@@ -617,7 +630,8 @@ fn validate_audit_annotation(
 }
 
 /// `validateValidatingAdmissionPolicyStatus`: the type-checking warnings
-/// (conditions are not checked).
+/// (their `fieldRef` is not parsed as a JSONPath), then the conditions
+/// (`metav1validation.ValidateConditions`).
 fn validate_policy_status(status: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let wp = Path::new("status")
@@ -636,6 +650,10 @@ fn validate_policy_status(status: &Value) -> Vec<FieldError> {
             errs.push(FieldError::required(ip.child("fieldRef").as_str(), ""));
         }
     }
+    errs.extend(super::policy::validate_conditions(
+        list_of(status, "conditions"),
+        &Path::new("status").child("conditions"),
+    ));
     errs
 }
 
@@ -795,6 +813,52 @@ mod tests {
         assert_eq!(
             errs.iter().map(|e| e.field.as_str()).collect::<Vec<_>>(),
             ["spec.matchConditions[0].expression"]
+        );
+    }
+
+    fn policy_errors(obj: &Value, subresource: &str) -> Vec<String> {
+        let w = Write {
+            op: Operation::Create,
+            subresource,
+            old: None,
+            allow_privileged: true,
+        };
+        validate_policy(w, obj)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn at_most_twenty_audit_annotations() {
+        let audits: Vec<Value> = (0..21)
+            .map(|i| json!({"key": format!("k{i}"), "valueExpression": "'v'"}))
+            .collect();
+        let obj = json!({"metadata": {"name": "p"}, "spec": {"failurePolicy": "Fail",
+            "matchConstraints": {"matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+                "resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["configmaps"]}]},
+            "auditAnnotations": audits}});
+        let errs = policy_errors(&obj, "");
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].starts_with("spec.auditAnnotations: Invalid value: [{"));
+        assert!(errs[0].ends_with("}]: must not have more than 20 auditAnnotations"));
+    }
+
+    #[test]
+    fn status_conditions_are_validated() {
+        let obj = json!({"metadata": {"name": "p"}, "status": {"conditions": [
+            {"type": "Ready", "status": "Maybe", "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "R"},
+            {"type": "Ready", "status": "True", "reason": ""},
+        ]}});
+        assert_eq!(
+            policy_errors(&obj, "status"),
+            [
+                "status.conditions[0].status: Unsupported value: \"Maybe\": supported values: \"False\", \"True\", \"Unknown\"",
+                "status.conditions[1].type: Duplicate value: \"Ready\"",
+                "status.conditions[1].lastTransitionTime: Required value",
+                "status.conditions[1].reason: Required value",
+            ]
         );
     }
 }

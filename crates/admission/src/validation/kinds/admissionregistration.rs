@@ -2,15 +2,18 @@
 //! `ValidateValidatingWebhookConfiguration*`,
 //! `ValidateMutatingWebhookConfiguration*`).
 //!
-//! Match conditions are not compiled here (docs/compatibility.md); admission
-//! policies (validating and mutating) and their bindings are in
-//! `admission_policy.rs`.
+//! Each webhook's match conditions are validated as the admission
+//! policies' are (`admission_policy::validate_match_conditions`: kube's
+//! `validateMatchConditions`, compiled in the admission CEL environment
+//! without `params`); admission policies (validating and mutating) and
+//! their bindings are in `admission_policy.rs`.
 
 use keelson_apimachinery::FieldError;
 use serde_json::Value;
 
 use super::util::{int_of, list_of, str_of, validate_label_selector};
 use super::{Path, Write};
+use crate::policy::compile::{Decls, PolicyCompiler};
 
 /// The errors of one object of this group's `kind`; none for kinds
 /// without rules yet.
@@ -31,7 +34,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
         _ => return Vec::new(),
     };
     let opts = match w.old() {
-        Some(old) => Opts::for_update(old),
+        Some(old) => Opts::for_update(old, obj),
         None => Opts::default(),
     };
     validate_webhook_configuration(obj, mutating, opts)
@@ -44,6 +47,9 @@ struct Opts {
     require_recognized_review_version: bool,
     require_unique_names: bool,
     allow_invalid_label_values: bool,
+    /// An update that leaves every webhook's match conditions as they were
+    /// does not validate them again (`ignoreValidatingWebhookMatchConditions`).
+    ignore_match_conditions: bool,
 }
 
 impl Default for Opts {
@@ -53,6 +59,7 @@ impl Default for Opts {
             require_recognized_review_version: true,
             require_unique_names: true,
             allow_invalid_label_values: false,
+            ignore_match_conditions: false,
         }
     }
 }
@@ -60,8 +67,17 @@ impl Default for Opts {
 impl Opts {
     /// On update, each strict rule applies only when the stored object
     /// already satisfied it (kube's ratcheting for these fields).
-    fn for_update(old: &Value) -> Opts {
+    fn for_update(old: &Value, new: &Value) -> Opts {
         let hooks = list_of(old, "webhooks");
+        let new_hooks = list_of(new, "webhooks");
+        // Go's `reflect.DeepEqual` of the lists: absent and null alike,
+        // an empty list differs from both.
+        let conditions = |h: &Value| h.get("matchConditions").filter(|c| !c.is_null()).cloned();
+        let same_conditions = hooks.len() == new_hooks.len()
+            && hooks
+                .iter()
+                .zip(new_hooks)
+                .all(|(o, n)| conditions(o) == conditions(n));
         let no_side_effects = hooks
             .iter()
             .all(|h| NO_SIDE_EFFECTS.contains(&str_of(h, "sideEffects")));
@@ -91,6 +107,7 @@ impl Opts {
             require_recognized_review_version: recognized,
             require_unique_names: unique,
             allow_invalid_label_values: invalid_labels,
+            ignore_match_conditions: same_conditions,
         }
     }
 }
@@ -269,6 +286,15 @@ fn validate_webhook(hook: &Value, mutating: bool, opts: Opts, path: &Path) -> Ve
             cp.as_str(),
             "exactly one of url or service is required",
         )),
+    }
+    if !opts.ignore_match_conditions {
+        // the admission environment without `params`
+        // (`allowParamsInMatchConditions: false`)
+        errs.extend(super::admission_policy::validate_match_conditions(
+            list_of(hook, "matchConditions"),
+            &PolicyCompiler::new(&Decls::untyped(false), false),
+            &path.child("matchConditions"),
+        ));
     }
     errs
 }
@@ -525,4 +551,92 @@ fn validate_webhook_service(svc: &Value, path: &Path) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keelson_api::Operation;
+    use serde_json::json;
+
+    fn config(conditions: Value) -> Value {
+        json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "w"},
+            "webhooks": [{"name": "a.example.com", "sideEffects": "None",
+                "admissionReviewVersions": ["v1"],
+                "clientConfig": {"url": "https://example.com/hook"},
+                "matchConditions": conditions}]})
+    }
+
+    fn errors(kind: &str, obj: &Value, old: Option<&Value>) -> Vec<String> {
+        let w = Write {
+            op: if old.is_some() {
+                Operation::Update
+            } else {
+                Operation::Create
+            },
+            subresource: "",
+            old,
+            allow_privileged: true,
+        };
+        validate(kind, w, obj)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn match_conditions_compile_without_params() {
+        let p = "webhooks[0].matchConditions";
+        let obj = config(json!([
+            {"name": "ok", "expression": "request.operation == 'CREATE' && authorizer.requestResource.check('get').allowed() && namespaceObject.metadata.name != '' && object != oldObject"},
+            {"name": "params", "expression": "params.x == 1"},
+            {"name": "int", "expression": "  1  "},
+            {"name": "ok", "expression": ""},
+            {"name": "bad name!", "expression": "true"},
+        ]));
+        for kind in [
+            "ValidatingWebhookConfiguration",
+            "MutatingWebhookConfiguration",
+        ] {
+            assert_eq!(
+                errors(kind, &obj, None),
+                [
+                    format!("{p}[1].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^"),
+                    format!("{p}[2].expression: Invalid value: \"1\": must evaluate to bool but got int"),
+                    format!("{p}[3].expression: Required value"),
+                    format!("{p}[3].name: Duplicate value: \"ok\""),
+                    format!("{p}[4].name: Invalid value: \"bad name!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"),
+                ],
+                "{kind}"
+            );
+        }
+        let many: Vec<Value> = (0..65)
+            .map(|i| json!({"name": format!("c{i}"), "expression": "true"}))
+            .collect();
+        assert_eq!(
+            errors(
+                "ValidatingWebhookConfiguration",
+                &config(Value::Array(many)),
+                None
+            ),
+            [format!("{p}: Too many: 65: must have at most 64 items")]
+        );
+    }
+
+    /// `ignoreValidatingWebhookMatchConditions`: unchanged conditions are
+    /// not validated again on update; any change revalidates all of them.
+    #[test]
+    fn an_update_skips_unchanged_match_conditions() {
+        let old = config(json!([{"name": "c", "expression": "nope == 1"}]));
+        let kind = "ValidatingWebhookConfiguration";
+        assert_eq!(errors(kind, &old, Some(&old)), Vec::<String>::new());
+        let changed = config(json!([
+            {"name": "c", "expression": "nope == 1"},
+            {"name": "d", "expression": "true"},
+        ]));
+        let errs = errors(kind, &changed, Some(&old));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].starts_with("webhooks[0].matchConditions[0].expression: Invalid value"));
+    }
 }

@@ -359,8 +359,12 @@ fn validate_exact_request(r: &Value, path: &Path) -> Vec<FieldError> {
 }
 
 /// `validateSelectorSlice`: at most 32 selectors, each with a CEL
-/// expression of at most 10 KiB (not rechecked when `stored`).
-fn validate_selectors(selectors: &[Value], path: &Path, stored: bool) -> Vec<FieldError> {
+/// expression of at most 10 KiB that compiles in DRA's environment
+/// (`validateCELSelector`). `stored` (an unchanged DeviceClass's
+/// selectors) is kube's `StoredExpressions` environment, which differs
+/// from the new expressions' only by kube 1.34's `ext.Lists` v3, absent
+/// from keelson-cel: both compile alike here.
+fn validate_selectors(selectors: &[Value], path: &Path, _stored: bool) -> Vec<FieldError> {
     if selectors.len() > SELECTORS_MAX {
         return vec![too_many(path, selectors.len(), SELECTORS_MAX)];
     }
@@ -372,14 +376,81 @@ fn validate_selectors(selectors: &[Value], path: &Path, stored: bool) -> Vec<Fie
             Some(cel) => {
                 let expr = str_of(cel, "expression");
                 let ep = p.child("cel").child("expression");
-                // kube also compiles the expression (not done yet).
-                if !stored && expr.len() > CEL_MAX_LEN {
+                if expr.len() > CEL_MAX_LEN {
+                    // kube does not compile a too long expression
                     errs.push(too_long(&ep, CEL_MAX_LEN));
+                } else {
+                    errs.extend(compile_selector(expr, &ep));
                 }
             }
         }
     }
     errs
+}
+
+/// `resourceapi.CELSelectorExpressionMaxCost`.
+const CEL_MAX_COST: u64 = 1_000_000;
+
+/// kube's DRA CEL environment (`dynamic-resource-allocation/cel`, with
+/// `DRAConsumableCapacity` off as 1.34 ships it, so no
+/// `device.allowMultipleAllocations`): `device` of type
+/// `kubernetes.DRADevice` with `driver`, `attributes` (domain → id → any
+/// value) and `capacity` (domain → id → quantity), each map bounded by
+/// `ResourceSliceMaxAttributesAndCapacitiesPerDevice` for the cost
+/// estimate, plus `cel.bind`. Declared as a schema so the estimator sees
+/// the bounds; attribute and capacity values are `dyn`.
+static DRA_ENV: std::sync::LazyLock<keelson_cel::expr::Env> = std::sync::LazyLock::new(|| {
+    let per_device = MAX_ATTRS_AND_CAPS as u64;
+    let nested = |value: Value| {
+        serde_json::json!({"type": "object", "maxProperties": per_device,
+            "additionalProperties": {"type": "object", "maxProperties": per_device,
+                "additionalProperties": value}})
+    };
+    let any = serde_json::json!({"x-kubernetes-int-or-string": true});
+    let device = serde_json::json!({"type": "object", "properties": {
+        // a schema's maxLength counts code points (4 bytes each):
+        // 16 bounds the driver name near its 63 bytes
+        "driver": {"type": "string", "maxLength": 16},
+        "attributes": nested(any.clone()),
+        "capacity": nested(any),
+    }});
+    let mut env = keelson_cel::expr::Env::new();
+    env.declare(
+        "device",
+        keelson_cel::expr::Type::from_schema(&device, false),
+    );
+    env.declare_bindings();
+    env
+});
+
+/// `validateCELSelector`'s compile (`CompileCELExpression`, then the
+/// estimated cost against `CELSelectorExpressionMaxCost`), with kube's
+/// `convertCELErrorToValidationError`.
+fn compile_selector(expr: &str, path: &Path) -> Option<FieldError> {
+    use keelson_cel::expr::{Expression, Returns};
+    let invalid = |detail: &str| Some(FieldError::invalid(path.as_str(), expr, detail));
+    match Expression::compile_costed(expr, &DRA_ENV, Returns::Any) {
+        Err(detail) => invalid(&detail),
+        Ok((_, ty, cost)) => {
+            let name = match ty.name() {
+                // the declared object type's name
+                n if n == "object" => "kubernetes.DRADevice".to_string(),
+                n => n,
+            };
+            if name != "bool" && name != "dyn" {
+                invalid(&format!(
+                    "must evaluate to bool or the unknown type, not {name}"
+                ))
+            } else if cost > CEL_MAX_COST {
+                Some(FieldError::forbidden(
+                    path.as_str(),
+                    "too complex, exceeds cost limit",
+                ))
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// `validateDeviceToleration`.
@@ -1000,4 +1071,70 @@ fn is_semver(v: &str) -> bool {
     }
     let parts: Vec<&str> = core.split('.').collect();
     parts.len() == 3 && parts.iter().all(|p| numeric(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keelson_api::Operation;
+    use serde_json::json;
+
+    fn class_errors(expr: &str) -> Vec<String> {
+        let obj = json!({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "c"}, "spec": {"selectors": [{"cel": {"expression": expr}}]}});
+        let w = Write {
+            op: Operation::Create,
+            subresource: "",
+            old: None,
+            allow_privileged: true,
+        };
+        validate("DeviceClass", w, &obj)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn selectors_compile_in_the_dra_environment() {
+        for ok in [
+            r#"device.driver == "gpu.example.com""#,
+            r#"device.attributes["gpu.example.com"].model == "a100""#,
+            r#"device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0"#,
+            r#"cel.bind(g, device.attributes["gpu.example.com"], g.a && g.b)"#,
+            r#"device.attributes["gpu.example.com"].exists(k, k.startsWith("x"))"#,
+        ] {
+            assert_eq!(class_errors(ok), Vec::<String>::new(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn selector_errors_as_kube_words_them() {
+        let p = "spec.selectors[0].cel.expression";
+        assert_eq!(
+            class_errors("device.nope"),
+            [format!("{p}: Invalid value: \"device.nope\": compilation failed: ERROR: <input>:1:7: undefined field 'nope'\n | device.nope\n | ......^")]
+        );
+        assert_eq!(
+            class_errors("device.driver"),
+            [format!("{p}: Invalid value: \"device.driver\": must evaluate to bool or the unknown type, not string")]
+        );
+        assert_eq!(
+            class_errors("device"),
+            [format!("{p}: Invalid value: \"device\": must evaluate to bool or the unknown type, not kubernetes.DRADevice")]
+        );
+        assert_eq!(
+            class_errors("object.x == 1"),
+            [format!("{p}: Invalid value: \"object.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'object' (in container '')\n | object.x == 1\n | ^")]
+        );
+        let costly = "device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, device.attributes.all(d, device.attributes.all(e, a == e)))))";
+        assert_eq!(
+            class_errors(costly),
+            [format!("{p}: Forbidden: too complex, exceeds cost limit")]
+        );
+        let long = format!("{}true", " ".repeat(CEL_MAX_LEN));
+        assert_eq!(
+            class_errors(&long),
+            [format!("{p}: Too long: may not be more than 10240 bytes")]
+        );
+    }
 }
