@@ -499,6 +499,7 @@ impl LocalAdmission {
                             .unwrap_or_default(),
                     ),
                     ("networking.k8s.io", "IPAddress") => SpecialName::IpAddress,
+                    ("", "Event") => SpecialName::CoreEvent,
                     ("apiregistration.k8s.io", "APIService") => {
                         let spec_str = |k: &str| {
                             object
@@ -543,7 +544,17 @@ impl LocalAdmission {
                     old: req.old_object.as_ref(),
                     allow_privileged: self.plugins.config().allow_privileged,
                 };
+                let meta_errs = errs.len();
                 errs.extend(validation::validate_kind(group, kind, write, &object));
+                // kube's `BeforeCreate` runs the generic metadata checks only
+                // once the strategy's own passed: for core Events (whose
+                // strategy checks no metadata) they come alone or not at all.
+                if rules.special_name == SpecialName::CoreEvent
+                    && req.operation == Operation::Create
+                    && errs.len() > meta_errs
+                {
+                    errs.drain(..meta_errs);
+                }
                 // The strategy's WarningsOnCreate/OnUpdate, sent only when
                 // validation passes.
                 strategy_warnings = validation::warnings(group, kind, write, &object);
@@ -551,10 +562,10 @@ impl LocalAdmission {
                     .root
                     .filter(|_| !validation::covers_required(group, kind))
                 {
-                    // The schema's required fields that the kind's own
-                    // rules did not already report.
+                    // The schema's required fields at which the kind's
+                    // own rules reported nothing.
                     for e in validation::required_fields(&*catalog, root, &object) {
-                        if !errs.iter().any(|x| x.field == e.field && x.kind == e.kind) {
+                        if !errs.iter().any(|x| x.field == e.field) {
                             errs.push(e);
                         }
                     }

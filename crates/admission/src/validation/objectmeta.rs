@@ -38,6 +38,11 @@ pub(crate) enum SpecialName<'a> {
         version: &'a str,
         group: &'a str,
     },
+    /// A core `v1` Event: kube's Event strategy checks no metadata, so
+    /// only `BeforeCreate`/`BeforeUpdate`'s generic
+    /// `ValidateObjectMetaAccessor` applies, with
+    /// `path.ValidatePathSegmentName` as the name rule.
+    CoreEvent,
 }
 
 impl MetaRules<'_> {
@@ -58,6 +63,7 @@ impl MetaRules<'_> {
                     Vec::new()
                 }
             }
+            SpecialName::CoreEvent => path_segment_errors(name, prefix),
             SpecialName::None => name_errors(self.name_rule, name, prefix),
         }
     }

@@ -139,12 +139,16 @@ async fn volume_attachment_inline_spec_sources() {
         "metadata": {"name": "va"},
         "spec": {"attacher": "disk.example.com", "nodeName": "n1",
                  "source": {"inlineVolumeSpec": {"azureDisk": {"diskName": "d", "diskURI": "uri", "readOnly": true}}}}});
-    let o = admitted("storage.k8s.io", "volumeattachments", "", obj).await;
-    let disk = &o["spec"]["source"]["inlineVolumeSpec"]["azureDisk"];
-    assert_eq!(disk["cachingMode"], "ReadWrite");
-    assert_eq!(disk["kind"], "Shared");
-    assert_eq!(disk["fsType"], "ext4");
-    assert_eq!(disk["readOnly"], true);
+    // kube defaults the inline source (`kind: Shared`, whose diskURI must
+    // then be a blob URL), then its PersistentVolume spec rules
+    // (`validateInlinePersistentVolumeSpec`) refuse any inline spec but a
+    // CSI one.
+    let err = admission()
+        .await
+        .admit(create("storage.k8s.io", "volumeattachments", "", obj))
+        .await
+        .unwrap_err();
+    assert_eq!(err.message, "VolumeAttachment.storage.k8s.io \"va\" is invalid: [spec.source.inlineVolumeSpec.csi: Required value: has to be specified in the context of inline volumes, spec.source.inlineVolumeSpec.accessModes: Required value, spec.source.inlineVolumeSpec.azureDisk.diskURI: Unsupported value: \"uri\": supported values: \"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd\"]");
 
     // A persistent volume name gets nothing.
     let obj = json!({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",

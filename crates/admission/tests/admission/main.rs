@@ -14,6 +14,7 @@ mod pod_security;
 mod support;
 mod validate;
 mod validate_custom;
+mod validate_issue22;
 mod validate_kinds;
 mod validate_misc_kinds;
 mod validate_networking;

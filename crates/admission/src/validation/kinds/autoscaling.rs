@@ -528,10 +528,13 @@ fn validate_metric_target(target: &Value, tp: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// kube's `validateScalingRules` (a rule without policies is skipped: kube
-/// defaults them and Keelson's defaults do not yet). `tolerance` reaches
-/// validation only when the stored object already had one (the strategy
-/// drops it otherwise).
+/// kube's `validateScalingRules`. A rule whose `policies` are absent or
+/// `null` is checked as kube's `v2` defaulting leaves it
+/// (`GenerateHPAScaleUpRules`/`GenerateHPAScaleDownRules` fill a nil list
+/// with the default policies, which pass), so only an explicit empty list
+/// is `must specify at least one Policy`. `tolerance` reaches validation
+/// only when the stored object already had one (the strategy drops it
+/// otherwise).
 fn validate_scaling_rules(rules: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(s) = int_of(rules, "stabilizationWindowSeconds") {

@@ -638,13 +638,12 @@ fn validate_pod_failure_policy(
         }
         for (j, c) in on_conds.iter().enumerate() {
             let cp = rp.child("onPodConditions").index(j);
+            // `ValidateQualifiedName`: an empty type is two `Invalid`s
+            // (`name part must be non-empty` and the pattern), no
+            // `Required`.
             let t = str_of(c, "type");
-            if t.is_empty() {
-                errs.push(FieldError::required(cp.child("type").as_str(), ""));
-            } else {
-                for msg in keelson_apimachinery::names::is_qualified_name(t) {
-                    errs.push(FieldError::invalid(cp.child("type").as_str(), t, &msg));
-                }
+            for msg in keelson_apimachinery::names::is_qualified_name(t) {
+                errs.push(FieldError::invalid(cp.child("type").as_str(), t, &msg));
             }
             match str_of(c, "status") {
                 "" => errs.push(FieldError::required(

@@ -129,12 +129,265 @@ fn validate_node_resources(obj: &Value) -> Vec<FieldError> {
     errs
 }
 
-/// kube's `ValidateNode` (after metadata): taints, resources, podCIDRs.
+/// `core.TaintsAnnotationKey`.
+const TAINTS_ANNOTATION: &str = "scheduler.alpha.kubernetes.io/taints";
+/// `core.PreferAvoidPodsAnnotationKey`.
+const AVOID_PODS_ANNOTATION: &str = "scheduler.alpha.kubernetes.io/preferAvoidPods";
+
+/// A member of a JSON object as Go's `encoding/json` finds a struct field:
+/// an exact match first, else a case-insensitive one.
+fn go_field<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    obj.get(name).or_else(|| {
+        obj.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v)
+    })
+}
+
+/// Go's `json.Unmarshal` syntax error for `text` (serde's position mapped
+/// to Go's wording: a broken `null`/`true`/`false` literal, a bad value
+/// start, trailing data, or the end of the input).
+fn go_syntax_error(text: &str, e: &serde_json::Error) -> String {
+    if e.is_eof() {
+        return "unexpected end of JSON input".into();
+    }
+    let line = text
+        .split('\n')
+        .nth(e.line().saturating_sub(1))
+        .unwrap_or("");
+    let col = e.column().saturating_sub(1);
+    let Some(c) = line.get(col..).and_then(|r| r.chars().next()) else {
+        return "unexpected end of JSON input".into();
+    };
+    let before = line.get(..col).unwrap_or("");
+    let word: String = before
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let literal = ["null", "true", "false"]
+        .into_iter()
+        .find(|l| !word.is_empty() && l.starts_with(word.as_str()));
+    match literal {
+        Some(l) => match l.chars().nth(word.len()) {
+            Some(x) => format!("invalid character '{c}' in literal {l} (expecting '{x}')"),
+            None => format!("invalid character '{c}' after top-level value"),
+        },
+        None if e.classify() == serde_json::error::Category::Syntax
+            && e.to_string().starts_with("trailing characters") =>
+        {
+            format!("invalid character '{c}' after top-level value")
+        }
+        None => format!("invalid character '{c}' looking for beginning of value"),
+    }
+}
+
+/// Go's `UnmarshalTypeError` text: `json: cannot unmarshal <kind> into
+/// Go value of type <ty>` at the top, else `... into Go struct field
+/// <Struct>.<json path> of type <ty>`.
+fn go_type_error(v: &Value, field: Option<(&str, &str)>, ty: &str) -> String {
+    let kind = keelson_apimachinery::field::json_kind(v);
+    match field {
+        None => format!("json: cannot unmarshal {kind} into Go value of type {ty}"),
+        Some((st, path)) => {
+            format!("json: cannot unmarshal {kind} into Go struct field {st}.{path} of type {ty}")
+        }
+    }
+}
+
+/// kube's `ValidateNodeSpecificAnnotations`: the taints annotation
+/// (`ValidateTaintsInNodeAnnotations`) and the preferAvoidPods annotation
+/// (`ValidateAvoidPodsInNodeAnnotations`), each when non-empty.
+fn validate_node_specific_annotations(obj: &Value) -> Vec<FieldError> {
+    let ap = Path::new("metadata").child("annotations");
+    let annotations = obj.get("metadata").and_then(|m| obj_of(m, "annotations"));
+    let get = |k: &str| {
+        annotations
+            .and_then(|a| a.get(k))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    let mut errs = Vec::new();
+    if let Some(raw) = get(TAINTS_ANNOTATION) {
+        match taints_from_annotation(raw) {
+            Err(msg) => errs.push(FieldError::invalid(ap.as_str(), TAINTS_ANNOTATION, &msg)),
+            Ok(taints) => errs.extend(validate_node_taints(&taints, &ap.child(TAINTS_ANNOTATION))),
+        }
+    }
+    if let Some(raw) = get(AVOID_PODS_ANNOTATION) {
+        errs.extend(validate_avoid_pods(raw, &ap));
+    }
+    errs
+}
+
+/// `GetTaintsFromNodeAnnotations`: the annotation as `[]core.Taint` (a
+/// struct without JSON tags: Go field names, matched case-insensitively).
+fn taints_from_annotation(raw: &str) -> Result<Vec<Value>, String> {
+    const TY: &str = "[]core.Taint";
+    let v: Value = serde_json::from_str(raw).map_err(|e| go_syntax_error(raw, &e))?;
+    let list = match &v {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(a) => a,
+        other => return Err(go_type_error(other, None, TY)),
+    };
+    let mut out = Vec::new();
+    for t in list {
+        let t = match t {
+            Value::Null => Map::new(),
+            Value::Object(m) => m.clone(),
+            other => return Err(go_type_error(other, None, "core.Taint")),
+        };
+        let mut m = Map::new();
+        for (go, json) in [("Key", "key"), ("Value", "value"), ("Effect", "effect")] {
+            match go_field(&t, go) {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) => {
+                    m.insert(json.into(), s.clone().into());
+                }
+                Some(other) => {
+                    let ty = if go == "Effect" {
+                        "core.TaintEffect"
+                    } else {
+                        "string"
+                    };
+                    return Err(go_type_error(other, Some(("Taint", go)), ty));
+                }
+            }
+        }
+        if let Some(ta) = go_field(&t, "TimeAdded").filter(|v| v.is_string()) {
+            m.insert("timeAdded".into(), ta.clone());
+        }
+        out.push(Value::Object(m));
+    }
+    Ok(out)
+}
+
+/// kube's `ValidateAvoidPodsInNodeAnnotations` and
+/// `validatePreferAvoidPodsEntry`: the annotation decodes as a
+/// `v1.AvoidPods`, each entry names a pod controller whose `controller`
+/// is true (kube dereferences an unset `controller` and panics; it is
+/// reported here as `false`).
+fn validate_avoid_pods(raw: &str, ap: &Path) -> Vec<FieldError> {
+    let at_avoid = |msg: String| {
+        vec![FieldError::invalid(
+            ap.child("AvoidPods").as_str(),
+            AVOID_PODS_ANNOTATION,
+            &msg,
+        )]
+    };
+    let v: Value = match serde_json::from_str(raw) {
+        Ok(v) => v,
+        Err(e) => return at_avoid(go_syntax_error(raw, &e)),
+    };
+    let root = match &v {
+        Value::Null => return Vec::new(),
+        Value::Object(m) => m,
+        other => return at_avoid(go_type_error(other, None, "v1.AvoidPods")),
+    };
+    const LIST: &str = "preferAvoidPods";
+    let entries = match go_field(root, LIST) {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(a)) => a,
+        Some(other) => {
+            return at_avoid(go_type_error(
+                other,
+                Some(("AvoidPods", LIST)),
+                "[]v1.PreferAvoidPodsEntry",
+            ))
+        }
+    };
+    // Decode first (Go stops at the first type error), then validate.
+    let mut controllers: Vec<Option<Option<bool>>> = Vec::new();
+    for e in entries {
+        let e = match e {
+            Value::Null => {
+                controllers.push(None);
+                continue;
+            }
+            Value::Object(m) => m,
+            other => {
+                return at_avoid(go_type_error(
+                    other,
+                    Some(("AvoidPods", LIST)),
+                    "v1.PreferAvoidPodsEntry",
+                ))
+            }
+        };
+        let sig_path = "preferAvoidPods.podSignature";
+        let sig = match go_field(e, "podSignature") {
+            None | Some(Value::Null) => {
+                controllers.push(None);
+                continue;
+            }
+            Some(Value::Object(m)) => m,
+            Some(other) => {
+                return at_avoid(go_type_error(
+                    other,
+                    Some(("PreferAvoidPodsEntry", sig_path)),
+                    "v1.PodSignature",
+                ))
+            }
+        };
+        let pc = match go_field(sig, "podController") {
+            None | Some(Value::Null) => {
+                controllers.push(None);
+                continue;
+            }
+            Some(Value::Object(m)) => m,
+            Some(other) => {
+                return at_avoid(go_type_error(
+                    other,
+                    Some(("PodSignature", &format!("{sig_path}.podController"))),
+                    "v1.OwnerReference",
+                ))
+            }
+        };
+        let controller = match go_field(pc, "controller") {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                return at_avoid(go_type_error(
+                    other,
+                    Some((
+                        "OwnerReference",
+                        &format!("{sig_path}.podController.controller"),
+                    )),
+                    "bool",
+                ))
+            }
+        };
+        controllers.push(Some(controller));
+    }
+    let mut errs = Vec::new();
+    for (i, c) in controllers.into_iter().enumerate() {
+        let ip = ap.child(AVOID_PODS_ANNOTATION).index(i);
+        match c {
+            None => errs.push(FieldError::required(ip.child("PodSignature").as_str(), "")),
+            Some(Some(true)) => {}
+            Some(_) => errs.push(FieldError::invalid(
+                ip.child("PodSignature")
+                    .child("PodController")
+                    .child("Controller")
+                    .as_str(),
+                false,
+                "must point to a controller",
+            )),
+        }
+    }
+    errs
+}
+
+/// kube's `ValidateNode` (after metadata): node-specific annotations,
+/// taints, resources, podCIDRs.
 fn validate_node(obj: &Value) -> Vec<FieldError> {
-    let mut errs = validate_node_taints(
+    let mut errs = validate_node_specific_annotations(obj);
+    errs.extend(validate_node_taints(
         list_of(spec(obj), "taints"),
         &Path::new("metadata").child("taints"),
-    );
+    ));
     errs.extend(validate_node_resources(obj));
     let cidrs = list_of(spec(obj), "podCIDRs");
     let cp = Path::new("spec").child("podCIDRs");
@@ -171,11 +424,13 @@ fn json_strings(list: &[Value]) -> Value {
         .collect()
 }
 
-/// kube's `ValidateNodeUpdate` (after metadata): resources, duplicate
+/// kube's `ValidateNodeUpdate` (after metadata): node-specific
+/// annotations, resources, duplicate
 /// addresses, podCIDRs and providerID fixed once set, taints,
 /// externalID fixed.
 fn validate_node_update(obj: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errs = validate_node_resources(obj);
+    let mut errs = validate_node_specific_annotations(obj);
+    errs.extend(validate_node_resources(obj));
     let status = obj.get("status").unwrap_or(&Value::Null);
     let mut seen: Vec<&Value> = Vec::new();
     for (i, a) in list_of(status, "addresses").iter().enumerate() {

@@ -66,7 +66,13 @@ pub(crate) fn validate(w: Write<'_>, obj: &Value) -> Vec<FieldError> {
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("");
-    let mut errs = validate_pv_spec(spec, &Path::new("spec"), pv_name, allow_invalid_values);
+    let mut errs = validate_pv_spec(
+        spec,
+        &Path::new("spec"),
+        pv_name,
+        allow_invalid_values,
+        false,
+    );
     if let Some(old) = old_spec {
         errs.extend(validate_pv_update(spec, old));
     }
@@ -87,14 +93,43 @@ fn integer_value(text: &str, nanos: i128) -> i64 {
     i64::try_from(value).unwrap_or(if value < 0 { i64::MIN } else { i64::MAX })
 }
 
-/// `ValidatePersistentVolumeSpec` (not inline).
+/// `ValidatePersistentVolumeSpec` for a VolumeAttachment's
+/// `inlineVolumeSpec` (`validateInlinePersistentVolumeSpec`, no name,
+/// default options) at `sp`.
+pub(crate) fn validate_inline_pv_spec(spec: &Value, sp: &Path) -> Vec<FieldError> {
+    validate_pv_spec(spec, sp, "", false, true)
+}
+
+/// `ValidatePersistentVolumeSpec`; `inline` is its
+/// `validateInlinePersistentVolumeSpec` (no claimRef nor capacity, a CSI
+/// source required, the capacity rules skipped).
 fn validate_pv_spec(
     spec: &Value,
     sp: &Path,
     pv_name: &str,
     allow_invalid_values: bool,
+    inline: bool,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    if inline {
+        const INLINE: &str = "may not be specified in the context of inline volumes";
+        if spec.get("claimRef").is_some_and(|v| !v.is_null()) {
+            errs.push(FieldError::forbidden(sp.child("claimRef").as_str(), INLINE));
+        }
+        if spec
+            .get("capacity")
+            .and_then(Value::as_object)
+            .is_some_and(|c| !c.is_empty())
+        {
+            errs.push(FieldError::forbidden(sp.child("capacity").as_str(), INLINE));
+        }
+        if spec.get("csi").is_none_or(Value::is_null) {
+            errs.push(FieldError::required(
+                sp.child("csi").as_str(),
+                "has to be specified in the context of inline volumes",
+            ));
+        }
+    }
     let mp = sp.child("accessModes");
     let modes = list_of(spec, "accessModes");
     if modes.is_empty() {
@@ -123,10 +158,10 @@ fn validate_pv_spec(
         .get("capacity")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    if capacity.is_empty() {
+    if !inline && capacity.is_empty() {
         errs.push(FieldError::required(cp.as_str(), ""));
     }
-    if !capacity.contains_key("storage") || capacity.len() > 1 {
+    if !inline && (!capacity.contains_key("storage") || capacity.len() > 1) {
         // Go marshals the ResourceList with sorted keys and canonical
         // quantities.
         let mut sorted: Vec<(&String, &Value)> = capacity.iter().collect();
@@ -146,7 +181,7 @@ fn validate_pv_spec(
         };
         errs.push(FieldError::not_supported(cp.as_str(), value, &["storage"]));
     }
-    for (k, v) in capacity {
+    for (k, v) in capacity.iter().filter(|_| !inline) {
         let text = quantity_text(v);
         let Some(q) = Quantity::parse(&text) else {
             continue;

@@ -1,12 +1,12 @@
 //! FlowSchema and PriorityLevelConfiguration
 //! (`pkg/apis/flowcontrol/validation`).
 //!
-//! Not done (docs/compatibility.md): the mandatory objects' fixed specs,
-//! `distinguisherMethod.type`, `nominalConcurrencyShares` and the exempt
-//! configuration's fields.
+//! kube validates the internal types, which have no JSON tags: a whole
+//! spec or struct in an error value prints with Go's field names
+//! (`{"Type":"ByPod"}`), every field present.
 
 use keelson_apimachinery::{FieldError, FieldErrorKind};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 use super::util::{duplicate, int_of, list_of, obj_of, str_of};
 use super::{Path, Write};
@@ -41,6 +41,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
             let mut errs = Vec::new();
             if !w.is_status() {
                 errs.extend(validate_flow_schema_spec(name, spec, &Path::new("spec")));
+                errs.extend(validate_mandatory_flow_schema(name, spec));
             }
             errs.extend(validate_conditions(status));
             errs
@@ -49,6 +50,7 @@ pub(crate) fn validate(kind: &str, w: Write<'_>, obj: &Value) -> Vec<FieldError>
             let mut errs = Vec::new();
             if !w.is_status() {
                 errs.extend(validate_plc_spec(spec, name, &Path::new("spec")));
+                errs.extend(validate_if_mandatory_plc(name, spec));
             }
             errs.extend(validate_conditions(status));
             errs
@@ -82,6 +84,16 @@ fn validate_flow_schema_spec(name: &str, spec: &Value, path: &Path) -> Vec<Field
             prec,
             "only the schema named 'exempt' may have matchingPrecedence 1",
         ));
+    }
+    if let Some(dm) = spec.get("distinguisherMethod").filter(|v| v.is_object()) {
+        let t = str_of(dm, "type");
+        if t != "ByNamespace" && t != "ByUser" {
+            errs.push(FieldError::not_supported(
+                path.child("distinguisherMethod").child("type").as_str(),
+                json!({"Type": t}),
+                &["ByNamespace", "ByUser"],
+            ));
+        }
     }
     let pl = spec
         .get("priorityLevelConfiguration")
@@ -408,6 +420,7 @@ fn validate_plc_spec(spec: &Value, name: &str, path: &Path) -> Vec<FieldError> {
         ));
     }
     let limited = spec.get("limited").filter(|v| !v.is_null());
+    let exempt = spec.get("exempt").filter(|v| !v.is_null());
     match ty {
         "Exempt" => {
             if limited.is_some() {
@@ -416,14 +429,25 @@ fn validate_plc_spec(spec: &Value, name: &str, path: &Path) -> Vec<FieldError> {
                     "must be nil if the type is not Limited",
                 ));
             }
+            if let Some(e) = exempt {
+                errs.extend(validate_exempt(e, &path.child("exempt")));
+            }
         }
-        "Limited" => match limited {
-            None => errs.push(FieldError::required(
-                path.child("limited").as_str(),
-                "must not be empty when type is Limited",
-            )),
-            Some(l) => errs.extend(validate_limited(l, &path.child("limited"))),
-        },
+        "Limited" => {
+            if exempt.is_some() {
+                errs.push(FieldError::forbidden(
+                    path.child("exempt").as_str(),
+                    "must be nil if the type is Limited",
+                ));
+            }
+            match limited {
+                None => errs.push(FieldError::required(
+                    path.child("limited").as_str(),
+                    "must not be empty when type is Limited",
+                )),
+                Some(l) => errs.extend(validate_limited(l, &path.child("limited"))),
+            }
+        }
         other => errs.push(FieldError::not_supported(
             path.child("type").as_str(),
             other,
@@ -433,14 +457,43 @@ fn validate_plc_spec(spec: &Value, name: &str, path: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// `ValidateLimitedPriorityLevelConfiguration` (without the concurrency
-/// shares rule).
+/// kube's `validateExemptPriorityLevelConfiguration`.
+fn validate_exempt(e: &Value, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(n) = int_of(e, "nominalConcurrencyShares").filter(|n| *n < 0) {
+        errs.push(FieldError::invalid(
+            path.child("nominalConcurrencyShares").as_str(),
+            n,
+            "must be a non-negative integer",
+        ));
+    }
+    if let Some(lp) = int_of(e, "lendablePercent").filter(|p| !(0..=100).contains(p)) {
+        errs.push(FieldError::invalid(
+            path.child("lendablePercent").as_str(),
+            lp,
+            "must be between 0 and 100, inclusive",
+        ));
+    }
+    errs
+}
+
+/// `ValidateLimitedPriorityLevelConfiguration`, with the options kube
+/// 1.34's strategy passes (`AllowZeroLimitedNominalConcurrencyShares`, on
+/// create and update; the `v1` and `v1beta3` field name).
 fn validate_limited(l: &Value, path: &Path) -> Vec<FieldError> {
     let empty = Value::Null;
-    let mut errs = validate_limit_response(
+    let mut errs = Vec::new();
+    if let Some(n) = int_of(l, "nominalConcurrencyShares").filter(|n| *n < 0) {
+        errs.push(FieldError::invalid(
+            path.child("nominalConcurrencyShares").as_str(),
+            n,
+            "must be a non-negative integer",
+        ));
+    }
+    errs.extend(validate_limit_response(
         l.get("limitResponse").unwrap_or(&empty),
         &path.child("limitResponse"),
-    );
+    ));
     if let Some(lp) = int_of(l, "lendablePercent").filter(|p| !(0..=100).contains(p)) {
         errs.push(FieldError::invalid(
             path.child("lendablePercent").as_str(),
@@ -546,4 +599,205 @@ fn validate_conditions(status: &Value) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// The mandatory FlowSchemas' specs (`k8s.io/apiserver`'s
+/// `bootstrap.MandatoryFlowSchemas`), in `v1` form.
+fn mandatory_flow_schema(name: &str) -> Option<Value> {
+    let rules = |groups: &[&str]| {
+        let subjects: Vec<Value> = groups
+            .iter()
+            .map(|g| json!({"kind": "Group", "group": {"name": g}}))
+            .collect();
+        json!([{
+            "subjects": subjects,
+            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"],
+                "clusterScope": true, "namespaces": ["*"]}],
+            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+        }])
+    };
+    match name {
+        "exempt" => Some(json!({
+            "priorityLevelConfiguration": {"name": "exempt"},
+            "matchingPrecedence": 1,
+            "rules": rules(&["system:masters"]),
+        })),
+        "catch-all" => Some(json!({
+            "priorityLevelConfiguration": {"name": "catch-all"},
+            "matchingPrecedence": 10000,
+            "distinguisherMethod": {"type": "ByUser"},
+            "rules": rules(&["system:unauthenticated", "system:authenticated"]),
+        })),
+        _ => None,
+    }
+}
+
+/// `Semantic.DeepEqual`'s view of a spec: Go zero values of non-pointer
+/// fields (and nil or empty lists) dropped; the pointer fields in `keep`
+/// keep a zero.
+fn semantic_form(v: &Value, keep: &[&str]) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, x) in m {
+                let zero = match x {
+                    Value::Null => true,
+                    Value::Bool(b) => !b,
+                    Value::String(s) => s.is_empty(),
+                    Value::Array(a) => a.is_empty(),
+                    Value::Number(n) => n.as_f64() == Some(0.0) && !keep.contains(&k.as_str()),
+                    Value::Object(_) => false,
+                };
+                if !zero {
+                    out.insert(k.clone(), semantic_form(x, keep));
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| semantic_form(x, keep)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `ValidateFlowSchema`'s mandatory-object rule: `exempt` and `catch-all`
+/// keep their fixed spec.
+fn validate_mandatory_flow_schema(name: &str, spec: &Value) -> Vec<FieldError> {
+    let Some(fixed) = mandatory_flow_schema(name) else {
+        return Vec::new();
+    };
+    if semantic_form(spec, &[]) == semantic_form(&fixed, &[]) {
+        return Vec::new();
+    }
+    vec![FieldError::invalid(
+        "spec",
+        internal_flow_schema_spec(spec),
+        &format!("spec of '{name}' must equal the fixed value"),
+    )]
+}
+
+/// kube's `ValidateIfMandatoryPriorityLevelConfigurationObject`: the
+/// `catch-all` level keeps its fixed spec (`exempt` is not checked, its
+/// exempt settings may change).
+fn validate_if_mandatory_plc(name: &str, spec: &Value) -> Vec<FieldError> {
+    if name != "catch-all" {
+        return Vec::new();
+    }
+    let fixed = json!({"type": "Limited", "limited": {"nominalConcurrencyShares": 5,
+        "lendablePercent": 0, "limitResponse": {"type": "Reject"}}});
+    let keep = ["lendablePercent", "borrowingLimitPercent"];
+    if semantic_form(spec, &keep) == semantic_form(&fixed, &keep) {
+        return Vec::new();
+    }
+    vec![FieldError::invalid(
+        "spec",
+        internal_plc_spec(spec),
+        &format!("spec of '{name}' must equal the fixed value"),
+    )]
+}
+
+/// A string list as a Go `[]string` marshals: `null` when absent.
+fn go_strings(v: Option<&Value>) -> Value {
+    match v.and_then(Value::as_array) {
+        Some(a) => Value::Array(
+            a.iter()
+                .map(|s| Value::String(s.as_str().unwrap_or_default().to_string()))
+                .collect(),
+        ),
+        None => Value::Null,
+    }
+}
+
+/// A list of structs as a Go slice marshals (`null` when absent).
+fn go_list(v: Option<&Value>, each: fn(&Value) -> Value) -> Value {
+    match v.and_then(Value::as_array) {
+        Some(a) => Value::Array(a.iter().map(each).collect()),
+        None => Value::Null,
+    }
+}
+
+/// A pointer to a struct: `null` when unset.
+fn go_ptr(v: Option<&Value>, each: fn(&Value) -> Value) -> Value {
+    match v.filter(|x| x.is_object()) {
+        Some(x) => each(x),
+        None => Value::Null,
+    }
+}
+
+/// An `*int32`.
+fn go_int_ptr(v: &Value, key: &str) -> Value {
+    int_of(v, key).map_or(Value::Null, Value::from)
+}
+
+/// The internal `flowcontrol.FlowSchemaSpec` as kube 1.34 prints it.
+fn internal_flow_schema_spec(spec: &Value) -> Value {
+    fn subject(s: &Value) -> Value {
+        json!({
+            "Kind": str_of(s, "kind"),
+            "User": go_ptr(s.get("user"), |u| json!({"Name": str_of(u, "name")})),
+            "Group": go_ptr(s.get("group"), |g| json!({"Name": str_of(g, "name")})),
+            "ServiceAccount": go_ptr(s.get("serviceAccount"), |a| json!({
+                "Namespace": str_of(a, "namespace"), "Name": str_of(a, "name")})),
+        })
+    }
+    fn resource_rule(r: &Value) -> Value {
+        json!({
+            "Verbs": go_strings(r.get("verbs")),
+            "APIGroups": go_strings(r.get("apiGroups")),
+            "Resources": go_strings(r.get("resources")),
+            "ClusterScope": r.get("clusterScope").and_then(Value::as_bool).unwrap_or(false),
+            "Namespaces": go_strings(r.get("namespaces")),
+        })
+    }
+    fn non_resource_rule(r: &Value) -> Value {
+        json!({
+            "Verbs": go_strings(r.get("verbs")),
+            "NonResourceURLs": go_strings(r.get("nonResourceURLs")),
+        })
+    }
+    fn rule(r: &Value) -> Value {
+        json!({
+            "Subjects": go_list(r.get("subjects"), subject),
+            "ResourceRules": go_list(r.get("resourceRules"), resource_rule),
+            "NonResourceRules": go_list(r.get("nonResourceRules"), non_resource_rule),
+        })
+    }
+    let pl = spec
+        .get("priorityLevelConfiguration")
+        .map(|p| str_of(p, "name"))
+        .unwrap_or("");
+    json!({
+        "PriorityLevelConfiguration": {"Name": pl},
+        "MatchingPrecedence": int_of(spec, "matchingPrecedence").unwrap_or(0),
+        "DistinguisherMethod": go_ptr(spec.get("distinguisherMethod"), |d| json!({"Type": str_of(d, "type")})),
+        "Rules": go_list(spec.get("rules"), rule),
+    })
+}
+
+/// The internal `flowcontrol.PriorityLevelConfigurationSpec` as kube 1.34
+/// prints it.
+fn internal_plc_spec(spec: &Value) -> Value {
+    fn limited(l: &Value) -> Value {
+        let lr = l.get("limitResponse").unwrap_or(&Value::Null);
+        json!({
+            "NominalConcurrencyShares": int_of(l, "nominalConcurrencyShares").unwrap_or(0),
+            "LimitResponse": {
+                "Type": str_of(lr, "type"),
+                "Queuing": go_ptr(lr.get("queuing"), |q| json!({
+                    "Queues": int_of(q, "queues").unwrap_or(0),
+                    "HandSize": int_of(q, "handSize").unwrap_or(0),
+                    "QueueLengthLimit": int_of(q, "queueLengthLimit").unwrap_or(0),
+                })),
+            },
+            "LendablePercent": go_int_ptr(l, "lendablePercent"),
+            "BorrowingLimitPercent": go_int_ptr(l, "borrowingLimitPercent"),
+        })
+    }
+    json!({
+        "Type": str_of(spec, "type"),
+        "Limited": go_ptr(spec.get("limited"), limited),
+        "Exempt": go_ptr(spec.get("exempt"), |e| json!({
+            "NominalConcurrencyShares": go_int_ptr(e, "nominalConcurrencyShares"),
+            "LendablePercent": go_int_ptr(e, "lendablePercent"),
+        })),
+    })
 }

@@ -94,7 +94,7 @@ pub(crate) fn validate(group: &str, kind: &str, w: Write<'_>, obj: &Value) -> Ve
 pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
     matches!(
         (group, kind),
-        ("", "Node")
+        ("", "Node" | "Event")
             | (
                 "admissionregistration.k8s.io",
                 "ValidatingWebhookConfiguration"

@@ -2,9 +2,8 @@
 //! VolumeAttachment, CSIDriver, CSINode, CSIStorageCapacity and
 //! VolumeAttributesClass, create and update.
 //!
-//! Not reproduced: a VolumeAttachment's `inlineVolumeSpec` gets no
-//! PersistentVolume spec rules (docs/compatibility.md); map entries
-//! (parameters, matchLabels) are checked in key order (kube: Go map order).
+//! Not reproduced: map entries (parameters, matchLabels) are checked in
+//! key order (kube: Go map order).
 
 use keelson_apimachinery::names::{is_dns1123_subdomain, is_qualified_name};
 use keelson_apimachinery::FieldError;
@@ -337,6 +336,10 @@ fn validate_volume_attachment(obj: &Value) -> Vec<FieldError> {
                 "must specify non empty persistentVolumeName",
             ))
         }
+        (Some(spec), None) => errs.extend(super::core_pv::validate_inline_pv_spec(
+            spec,
+            &Path::new("spec.source.inlineVolumeSpec"),
+        )),
         _ => {}
     }
     let node = str_of(spec, "nodeName");
