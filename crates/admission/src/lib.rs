@@ -352,12 +352,12 @@ impl LocalAdmission {
         let namespaced = target
             .info
             .map_or(!req.namespace.is_empty(), |i| i.namespaced);
+        let group = target
+            .info
+            .map_or(req.gr.group.as_str(), |i| i.group.as_str());
         if own_kind && phase.mutates() {
             ensure_namespace(&mut object, &req.namespace, namespaced)?;
             // 2. Defaulting.
-            let group = target
-                .info
-                .map_or(req.gr.group.as_str(), |i| i.group.as_str());
             defaults::apply(
                 group,
                 kind,
@@ -416,9 +416,7 @@ impl LocalAdmission {
                 catalog: &catalog,
                 root: target.root,
                 custom: custom_schema.as_deref(),
-                group: target
-                    .info
-                    .map_or(req.gr.group.as_str(), |i| i.group.as_str()),
+                group,
                 kind,
                 own_kind,
             };
@@ -464,9 +462,6 @@ impl LocalAdmission {
             // store after mutating admission (a Job's generated selector, a
             // CertificateSigningRequest's requester).
             if own_kind && custom_schema.is_none() {
-                let group = target
-                    .info
-                    .map_or(req.gr.group.as_str(), |i| i.group.as_str());
                 defaults::prepare(
                     group,
                     kind,
@@ -500,6 +495,7 @@ impl LocalAdmission {
                     ),
                     ("networking.k8s.io", "IPAddress") => SpecialName::IpAddress,
                     ("", "Event") => SpecialName::CoreEvent,
+                    ("coordination.k8s.io", "LeaseCandidate") => SpecialName::LeaseCandidate,
                     ("apiregistration.k8s.io", "APIService") => {
                         let spec_str = |k: &str| {
                             object
@@ -535,9 +531,6 @@ impl LocalAdmission {
                 }
                 errs.extend(custom::validate(schema, &object, old));
             } else {
-                let group = target
-                    .info
-                    .map_or(req.gr.group.as_str(), |i| i.group.as_str());
                 let write = validation::Write {
                     op: req.operation,
                     subresource: &req.subresource,
@@ -575,9 +568,6 @@ impl LocalAdmission {
                 errs.extend(custom::crd_errors(&req, &object));
             }
             if !errs.is_empty() {
-                let group = target
-                    .info
-                    .map_or(req.gr.group.as_str(), |i| i.group.as_str());
                 return Err(ApiError::invalid(group, kind, &display_name, &errs));
             }
             warnings.extend(strategy_warnings);

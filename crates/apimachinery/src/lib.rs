@@ -6,6 +6,7 @@
 pub mod featuregates;
 pub mod field;
 pub mod generate_name;
+pub mod go_syntax;
 pub mod gofmt;
 pub mod gr;
 pub mod json;

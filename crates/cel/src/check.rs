@@ -1032,6 +1032,23 @@ fn render_error(source: &str, offset: usize, msg: &str) -> String {
     render_at(source, line, col, msg)
 }
 
+/// Syntax errors rendered as cel-go renders them (the parser reports a
+/// 1-based line and column).
+pub(crate) fn render_parse_errors(src: &str, errs: &cel::parser::ParseErrors) -> String {
+    errs.errors
+        .iter()
+        .map(|e| {
+            render_at(
+                src,
+                e.pos.0.max(1) as usize,
+                (e.pos.1 - 1).max(0) as usize,
+                &e.msg,
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// cel-go's error rendering: position, message, the line and a caret
 /// (`line` 1-based, `col` a 0-based character column).
 pub fn render_at(source: &str, line: usize, col: usize, msg: &str) -> String {

@@ -1,7 +1,7 @@
 //! Compiling a schema's rules: kube's CRD-time checks and cost limits
 //! (apiextensions `validation.go`, `schema/cel/compilation.go`).
 
-use crate::check::{max_cardinality, render_at, Checker, Ty};
+use crate::check::{max_cardinality, render_parse_errors, Checker, Ty};
 use crate::schema::{Rule, Schema};
 use cel::common::ast::SourceInfo;
 use cel::IdedExpr;
@@ -254,21 +254,7 @@ fn has_newlines(s: &str) -> bool {
 fn parse(src: &str) -> Result<(IdedExpr, SourceInfo), String> {
     crate::macros::parser()
         .parse_with_source_info(src)
-        .map_err(|errs| {
-            errs.errors
-                .iter()
-                // the parser reports a 1-based line and column
-                .map(|e| {
-                    render_at(
-                        src,
-                        e.pos.0.max(1) as usize,
-                        (e.pos.1 - 1).max(0) as usize,
-                        &e.msg,
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map_err(|errs| render_parse_errors(src, &errs))
 }
 
 /// kube's per-rule shape checks; returns the parsed `fieldPath`.

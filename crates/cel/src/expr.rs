@@ -4,7 +4,7 @@
 //! admission compiler does), evaluated per request with kube's per-call
 //! cost limit.
 
-use crate::check::{render_at, Checker};
+use crate::check::{render_parse_errors, Checker};
 use crate::eval::{EvalError, Evaluator};
 use crate::library::authz::{Authorize, AuthzValue, Check, User};
 use crate::value::{from_json, Key, MapData, Value};
@@ -278,22 +278,6 @@ impl Expression {
             .map(|(program, _)| Expression { program })
             .map_err(|errs| render_parse_errors(src, &errs))
     }
-}
-
-/// Syntax errors rendered as cel-go renders them.
-fn render_parse_errors(src: &str, errs: &cel::parser::ParseErrors) -> String {
-    errs.errors
-        .iter()
-        .map(|e| {
-            render_at(
-                src,
-                e.pos.0.max(1) as usize,
-                (e.pos.1 - 1).max(0) as usize,
-                &e.msg,
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[cfg(test)]

@@ -9,8 +9,6 @@ use serde_json::Value;
 
 use crate::format::Encoding;
 
-mod go_syntax;
-
 /// kube's `summarizeData(body, 30)` in decode errors: `<empty>`, the first
 /// 30 bytes of a body that starts with `{`, else those bytes in hex; ` ...`
 /// when cut.
@@ -76,7 +74,8 @@ fn unrecognized(kind: &str, e: &dyn std::fmt::Display, body: &[u8]) -> ApiError 
 fn decode_json(body: &[u8], kind: &str) -> Result<Value, ApiError> {
     let parse_error =
         |e: &dyn std::fmt::Display| format!("couldn't get version/kind; json parse error: {e}");
-    go_syntax::check_valid(body).map_err(|e| unrecognized(kind, &parse_error(&e), body))?;
+    keelson_apimachinery::go_syntax::check_valid(body)
+        .map_err(|e| unrecognized(kind, &parse_error(&e), body))?;
     let value: Value =
         serde_json::from_slice(body).map_err(|e| unrecognized(kind, &parse_error(&e), body))?;
     interpret(&value).map_err(|e| unrecognized(kind, &e, body))?;

@@ -43,6 +43,9 @@ pub(crate) enum SpecialName<'a> {
     /// `ValidateObjectMetaAccessor` applies, with
     /// `path.ValidatePathSegmentName` as the name rule.
     CoreEvent,
+    /// A LeaseCandidate: kube's `ValidLeaseCandidateName`, a ConfigMap key
+    /// (a generateName too: a trailing `-` is a valid key).
+    LeaseCandidate,
 }
 
 impl MetaRules<'_> {
@@ -64,6 +67,7 @@ impl MetaRules<'_> {
                 }
             }
             SpecialName::CoreEvent => path_segment_errors(name, prefix),
+            SpecialName::LeaseCandidate => super::kinds::util::config_map_key_errors(name),
             SpecialName::None => name_errors(self.name_rule, name, prefix),
         }
     }

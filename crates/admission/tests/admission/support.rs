@@ -188,6 +188,21 @@ pub fn create(group: &str, resource: &str, namespace: &str, object: Value) -> Ad
     }
 }
 
+/// An update request from `old` to `new` of `group`/`resource` in `ns`.
+pub fn update(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
+    let mut req = create(group, resource, ns, new);
+    req.operation = Operation::Update;
+    req.old_object = Some(old);
+    req
+}
+
+/// Admit `req`, which must be accepted.
+pub async fn accepted(req: AdmissionRequest) {
+    if let Err(e) = admission().await.admit(req).await {
+        panic!("refused: {}", e.message);
+    }
+}
+
 /// A Pod named `p` with `spec`.
 pub fn pod(spec: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})

@@ -3,23 +3,9 @@
 //! mandatory objects and exempt settings, VolumeAttachment inline volume
 //! specs: kube 1.34's exact messages.
 
-use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create, message};
-
-fn update(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
-    let mut req = create(group, resource, ns, new);
-    req.operation = Operation::Update;
-    req.old_object = Some(old);
-    req
-}
-
-async fn accepted(req: AdmissionRequest) {
-    if let Err(e) = admission().await.admit(req).await {
-        panic!("refused: {}", e.message);
-    }
-}
+use crate::support::{accepted, create, message, update};
 
 fn core_event(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "default"},
@@ -289,5 +275,93 @@ async fn volume_attachment_inline_volume_spec() {
         ))
         .await,
         "VolumeAttachment.storage.k8s.io \"va\" is invalid: [spec.source.inlineVolumeSpec.claimRef: Forbidden: may not be specified in the context of inline volumes, spec.source.inlineVolumeSpec.capacity: Forbidden: may not be specified in the context of inline volumes, spec.source.inlineVolumeSpec.csi: Required value: has to be specified in the context of inline volumes, spec.source.inlineVolumeSpec.accessModes: Required value]"
+    );
+}
+
+fn lease_candidate(spec: Value) -> Value {
+    json!({"apiVersion": "coordination.k8s.io/v1beta1", "kind": "LeaseCandidate",
+        "metadata": {"name": "kube-scheduler-node-1", "namespace": "default"}, "spec": spec})
+}
+
+#[tokio::test]
+async fn lease_candidate_spec_is_kube_validated() {
+    let lc = |spec: Value| {
+        create(
+            "coordination.k8s.io",
+            "leasecandidates",
+            "default",
+            lease_candidate(spec),
+        )
+    };
+    accepted(lc(
+        json!({"leaseName": "kube-scheduler", "binaryVersion": "1.34.0",
+        "emulationVersion": "1.33.0", "strategy": "OldestEmulationVersion"}),
+    ))
+    .await;
+    accepted(lc(
+        json!({"leaseName": "l", "binaryVersion": "1.34.0", "strategy": "example.com/mine"}),
+    ))
+    .await;
+    assert_eq!(
+        message(lc(json!({}))).await,
+        "LeaseCandidate.coordination.k8s.io \"kube-scheduler-node-1\" is invalid: [spec.leaseName: Required value, spec.binaryVersion: Required value, spec.strategy: Required value]"
+    );
+    assert_eq!(
+        message(lc(json!({"leaseName": "l", "binaryVersion": "v1.34", "emulationVersion": "1.33",
+            "strategy": "OldestEmulationVersion"}))).await,
+        "LeaseCandidate.coordination.k8s.io \"kube-scheduler-node-1\" is invalid: [spec.emulationVersion: Invalid value: \"1.33\": must be a valid semantic version, spec.binaryVersion: Invalid value: \"v1.34\": must be a valid semantic version, spec.emulationVersion: Required value: must be specified when `strategy` is 'OldestEmulationVersion']"
+    );
+    assert_eq!(
+        message(lc(json!({"leaseName": "l", "binaryVersion": "1.33.0", "emulationVersion": "1.34.0+build",
+            "strategy": "Newest"}))).await,
+        "LeaseCandidate.coordination.k8s.io \"kube-scheduler-node-1\" is invalid: [spec.binaryVersion: Invalid value: \"1.33.0\": must be greater than or equal to `emulationVersion`, spec.strategy.strategy: Unsupported value: \"Newest\": supported values: \"OldestEmulationVersion\"]"
+    );
+    assert_eq!(
+        message(lc(json!({"leaseName": "l", "binaryVersion": "1.34.0", "strategy": "a/b/c"}))).await,
+        "LeaseCandidate.coordination.k8s.io \"kube-scheduler-node-1\" is invalid: spec.strategy.strategy: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+    );
+    // The name is a ConfigMap key: `..` is not one.
+    let mut bad = lease_candidate(
+        json!({"leaseName": "l", "binaryVersion": "1.34.0", "strategy": "OldestEmulationVersion", "emulationVersion": "1.34.0"}),
+    );
+    bad["metadata"]["name"] = json!("a b");
+    assert_eq!(
+        message(create("coordination.k8s.io", "leasecandidates", "default", bad)).await,
+        "LeaseCandidate.coordination.k8s.io \"a b\" is invalid: metadata.name: Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
+    );
+    let old = lease_candidate(
+        json!({"leaseName": "a", "binaryVersion": "1.34.0", "strategy": "OldestEmulationVersion", "emulationVersion": "1.34.0"}),
+    );
+    let mut new = old.clone();
+    new["spec"]["leaseName"] = json!("b");
+    assert_eq!(
+        message(update("coordination.k8s.io", "leasecandidates", "default", old, new)).await,
+        "LeaseCandidate.coordination.k8s.io \"kube-scheduler-node-1\" is invalid: spec.leaseName: Invalid value: \"b\": field is immutable"
+    );
+}
+
+#[tokio::test]
+async fn lease_strategy_is_a_known_or_qualified_name() {
+    let lease = |s: &str| {
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+        "spec": {"strategy": s}})
+    };
+    accepted(create(
+        "coordination.k8s.io",
+        "leases",
+        "default",
+        lease("OldestEmulationVersion"),
+    ))
+    .await;
+    accepted(create(
+        "coordination.k8s.io",
+        "leases",
+        "default",
+        lease("example.com/custom"),
+    ))
+    .await;
+    assert_eq!(
+        message(create("coordination.k8s.io", "leases", "default", lease("Custom"))).await,
+        "Lease.coordination.k8s.io \"l\" is invalid: spec.strategy.strategy: Unsupported value: \"Custom\": supported values: \"OldestEmulationVersion\""
     );
 }

@@ -1,17 +1,10 @@
 //! Per-kind validation: kube's exact messages for common mistakes, and
 //! realistic valid objects (and updates) that must pass.
 
-use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
+use keelson_api::{AdmissionApi, AdmissionRequest};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create};
-
-fn update(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
-    let mut req = create(group, resource, ns, new);
-    req.operation = Operation::Update;
-    req.old_object = Some(old);
-    req
-}
+use crate::support::{admission, create, update};
 
 /// The 422 message of `req`.
 async fn message(req: AdmissionRequest) -> String {

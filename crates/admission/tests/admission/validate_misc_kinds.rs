@@ -4,23 +4,10 @@
 //! quantities and scopes: kube 1.34's exact messages, and realistic valid
 //! objects that must pass.
 
-use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
+use keelson_api::AdmissionRequest;
 use serde_json::{json, Value};
 
-use crate::support::{admission, admitted, create, message};
-
-fn update(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
-    let mut req = create(group, resource, ns, new);
-    req.operation = Operation::Update;
-    req.old_object = Some(old);
-    req
-}
-
-async fn accepted(req: AdmissionRequest) {
-    if let Err(e) = admission().await.admit(req).await {
-        panic!("refused: {}", e.message);
-    }
-}
+use crate::support::{accepted, admitted, create, message, update};
 
 const AS: &str = "autoscaling";
 const HPAS: &str = "horizontalpodautoscalers";

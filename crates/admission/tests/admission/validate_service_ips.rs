@@ -2,10 +2,10 @@
 //! messages: cluster IPs and IP families, external IPs, source ranges,
 //! traffic distribution, the load balancer status, special endpoint IPs.
 
-use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
+use keelson_api::{AdmissionRequest, Operation};
 use serde_json::{json, Value};
 
-use crate::support::{admission, admitted, create, message};
+use crate::support::{accepted, admitted, create, message};
 
 const NOT_IP: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
 const NOT_CIDR: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
@@ -36,12 +36,6 @@ fn update(group: &str, resource: &str, sub: &str, old: Value, new: Value) -> Adm
 
 fn invalid(body: &str) -> String {
     format!("Service \"web\" is invalid: {body}")
-}
-
-async fn accepted(req: AdmissionRequest) {
-    if let Err(e) = admission().await.admit(req).await {
-        panic!("refused: {}", e.message);
-    }
 }
 
 /// A stored ClusterIP Service as the allocator leaves it.

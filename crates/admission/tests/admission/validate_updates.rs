@@ -2,19 +2,12 @@
 //! `Validate<Kind>StatusUpdate`) and the core cluster kinds and webhook
 //! configurations: kube's exact messages, and valid objects that pass.
 
-use keelson_api::{AdmissionApi, AdmissionRequest, Operation};
+use keelson_api::{AdmissionApi, AdmissionRequest};
 use serde_json::{json, Value};
 
-use crate::support::{admission, create, message};
+use crate::support::{admission, create, message, update};
 
 const ARG: &str = "admissionregistration.k8s.io";
-
-fn update(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
-    let mut req = create(group, resource, ns, new);
-    req.operation = Operation::Update;
-    req.old_object = Some(old);
-    req
-}
 
 fn status(group: &str, resource: &str, ns: &str, old: Value, new: Value) -> AdmissionRequest {
     let mut req = update(group, resource, ns, old, new);

@@ -102,16 +102,18 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
         fv: opts.field_validation,
         dry: opts.dry_run,
     };
-    let (binding, mut warnings) = super::write::admit_subresource_phase(
-        cx,
-        kind,
-        keelson_api::Operation::Create,
-        binding,
-        None,
-        wopts,
-        AdmitPhase::Mutating,
-    )
-    .await?;
+    let admit = |binding: Value, phase: AdmitPhase| {
+        super::write::admit_subresource_phase(
+            cx,
+            kind,
+            keelson_api::Operation::Create,
+            binding,
+            None,
+            wopts,
+            phase,
+        )
+    };
+    let (binding, mut warnings) = admit(binding, AdmitPhase::Mutating).await?;
     let name = if cx.ri.subresource.is_empty() {
         meta_str(&binding, "name").to_string()
     } else {
@@ -124,17 +126,9 @@ pub(crate) async fn create(cx: &Ctx<'_>, body: &Bytes) -> ApiResult<Reply> {
         )));
     }
     check(&binding).map_err(before_validation)?;
-    let (binding, more) = super::write::admit_subresource_phase(
-        cx,
-        kind,
-        keelson_api::Operation::Create,
-        binding,
-        None,
-        wopts,
-        AdmitPhase::Validating,
-    )
-    .await
-    .map_err(before_validation)?;
+    let (binding, more) = admit(binding, AdmitPhase::Validating)
+        .await
+        .map_err(before_validation)?;
     warnings.extend(more);
     let node = binding
         .pointer("/target/name")

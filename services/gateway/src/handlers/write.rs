@@ -324,6 +324,48 @@ fn admitted_object(resp: AdmissionResponse) -> ApiResult<(Value, Vec<String>)> {
     Ok((object, resp.warnings))
 }
 
+/// What the validating phase of a split write is asked.
+struct Validate {
+    operation: Operation,
+    old: Option<Value>,
+    is_patch: bool,
+    opts: WriteOpts,
+}
+
+/// The validating phase after the registry's work between the phases (a
+/// Service's allocation): the admitted object, its warnings added to
+/// `warnings`; on refusal the allocation is released.
+async fn validate_phase(
+    cx: &Ctx<'_>,
+    v: Validate,
+    obj: Value,
+    allocated: &keelson_controllers::service_alloc::Allocation,
+    warnings: &mut Vec<String>,
+) -> Result<Value, (ApiError, Vec<String>)> {
+    let validated = admit_write(
+        cx,
+        v.operation,
+        obj,
+        v.old,
+        None,
+        v.is_patch,
+        v.opts,
+        AdmitPhase::Validating,
+    )
+    .await
+    .and_then(admitted_object);
+    match validated {
+        Ok((o, w)) => {
+            warnings.extend(w);
+            Ok(o)
+        }
+        Err(e) => {
+            super::service_alloc::release(cx, allocated).await;
+            Err(plain(e.with_warnings(std::mem::take(warnings))))
+        }
+    }
+}
+
 /// Create through admission and the store; shared by POST and PUT-creates.
 pub(crate) async fn create_object(
     cx: &Ctx<'_>,
@@ -390,28 +432,13 @@ pub(crate) async fn create_object(
         .await
         .map_err(|e| (e, warnings.clone()))?;
     if split {
-        let validated = admit_write(
-            cx,
-            Operation::Create,
-            obj,
-            None,
-            None,
-            false,
+        let phase = Validate {
+            operation: Operation::Create,
+            old: None,
+            is_patch: false,
             opts,
-            AdmitPhase::Validating,
-        )
-        .await
-        .and_then(admitted_object);
-        match validated {
-            Ok((o, w)) => {
-                obj = o;
-                warnings.extend(w);
-            }
-            Err(e) => {
-                super::service_alloc::release(cx, &allocated).await;
-                return Err(plain(e.with_warnings(warnings)));
-            }
-        }
+        };
+        obj = validate_phase(cx, phase, obj, &allocated, &mut warnings).await?;
     }
     let result = async {
         super::custom::to_storage_version(cx.b, cx.info, &mut obj).await?;
@@ -483,28 +510,13 @@ pub(crate) async fn write_update(
         .await
         .map_err(|e| (e, warnings.clone()))?;
     if split {
-        let validated = admit_write(
-            cx,
-            Operation::Update,
-            obj,
-            Some(old.clone()),
-            None,
+        let phase = Validate {
+            operation: Operation::Update,
+            old: Some(old.clone()),
             is_patch,
             opts,
-            AdmitPhase::Validating,
-        )
-        .await
-        .and_then(admitted_object);
-        match validated {
-            Ok((o, w)) => {
-                obj = o;
-                warnings.extend(w);
-            }
-            Err(e) => {
-                super::service_alloc::release(cx, &plan.allocated).await;
-                return Err(plain(e.with_warnings(warnings)));
-            }
-        }
+        };
+        obj = validate_phase(cx, phase, obj, &plan.allocated, &mut warnings).await?;
     }
     let result = async {
         super::custom::to_storage_version(cx.b, cx.info, &mut obj).await?;

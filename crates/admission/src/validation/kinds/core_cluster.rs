@@ -3,6 +3,7 @@
 //!
 //! LimitRange's min/max/default/ratio comparisons are `core_other`'s.
 
+use keelson_apimachinery::go_syntax;
 use keelson_apimachinery::names::is_qualified_name;
 use keelson_apimachinery::FieldError;
 use keelson_cel::library::quantity::Quantity;
@@ -144,44 +145,19 @@ fn go_field<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
     })
 }
 
-/// Go's `json.Unmarshal` syntax error for `text` (serde's position mapped
-/// to Go's wording: a broken `null`/`true`/`false` literal, a bad value
-/// start, trailing data, or the end of the input).
-fn go_syntax_error(text: &str, e: &serde_json::Error) -> String {
-    if e.is_eof() {
-        return "unexpected end of JSON input".into();
-    }
-    let line = text
-        .split('\n')
-        .nth(e.line().saturating_sub(1))
-        .unwrap_or("");
-    let col = e.column().saturating_sub(1);
-    let Some(c) = line.get(col..).and_then(|r| r.chars().next()) else {
-        return "unexpected end of JSON input".into();
-    };
-    let before = line.get(..col).unwrap_or("");
-    let word: String = before
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_alphabetic)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let literal = ["null", "true", "false"]
-        .into_iter()
-        .find(|l| !word.is_empty() && l.starts_with(word.as_str()));
-    match literal {
-        Some(l) => match l.chars().nth(word.len()) {
-            Some(x) => format!("invalid character '{c}' in literal {l} (expecting '{x}')"),
-            None => format!("invalid character '{c}' after top-level value"),
-        },
-        None if e.classify() == serde_json::error::Category::Syntax
-            && e.to_string().starts_with("trailing characters") =>
-        {
-            format!("invalid character '{c}' after top-level value")
-        }
-        None => format!("invalid character '{c}' looking for beginning of value"),
+/// A struct-typed field as Go decodes it: absent or `null` is `None`, an
+/// object its fields, anything else Go's type error naming `owner`
+/// (the struct and the field's JSON path) and the field's type `ty`.
+fn go_struct<'a>(
+    m: &'a Map<String, Value>,
+    field: &str,
+    owner: (&str, &str),
+    ty: &str,
+) -> Result<Option<&'a Map<String, Value>>, String> {
+    match go_field(m, field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(inner)) => Ok(Some(inner)),
+        Some(other) => Err(go_type_error(other, Some(owner), ty)),
     }
 }
 
@@ -227,7 +203,7 @@ fn validate_node_specific_annotations(obj: &Value) -> Vec<FieldError> {
 /// struct without JSON tags: Go field names, matched case-insensitively).
 fn taints_from_annotation(raw: &str) -> Result<Vec<Value>, String> {
     const TY: &str = "[]core.Taint";
-    let v: Value = serde_json::from_str(raw).map_err(|e| go_syntax_error(raw, &e))?;
+    let v = go_syntax::parse(raw.as_bytes())?;
     let list = match &v {
         Value::Null => return Ok(Vec::new()),
         Value::Array(a) => a,
@@ -278,9 +254,9 @@ fn validate_avoid_pods(raw: &str, ap: &Path) -> Vec<FieldError> {
             &msg,
         )]
     };
-    let v: Value = match serde_json::from_str(raw) {
+    let v = match go_syntax::parse(raw.as_bytes()) {
         Ok(v) => v,
-        Err(e) => return at_avoid(go_syntax_error(raw, &e)),
+        Err(msg) => return at_avoid(msg),
     };
     let root = match &v {
         Value::Null => return Vec::new(),
@@ -317,33 +293,32 @@ fn validate_avoid_pods(raw: &str, ap: &Path) -> Vec<FieldError> {
             }
         };
         let sig_path = "preferAvoidPods.podSignature";
-        let sig = match go_field(e, "podSignature") {
-            None | Some(Value::Null) => {
+        let sig = match go_struct(
+            e,
+            "podSignature",
+            ("PreferAvoidPodsEntry", sig_path),
+            "v1.PodSignature",
+        ) {
+            Err(msg) => return at_avoid(msg),
+            Ok(None) => {
                 controllers.push(None);
                 continue;
             }
-            Some(Value::Object(m)) => m,
-            Some(other) => {
-                return at_avoid(go_type_error(
-                    other,
-                    Some(("PreferAvoidPodsEntry", sig_path)),
-                    "v1.PodSignature",
-                ))
-            }
+            Ok(Some(m)) => m,
         };
-        let pc = match go_field(sig, "podController") {
-            None | Some(Value::Null) => {
+        let pc_path = format!("{sig_path}.podController");
+        let pc = match go_struct(
+            sig,
+            "podController",
+            ("PodSignature", &pc_path),
+            "v1.OwnerReference",
+        ) {
+            Err(msg) => return at_avoid(msg),
+            Ok(None) => {
                 controllers.push(None);
                 continue;
             }
-            Some(Value::Object(m)) => m,
-            Some(other) => {
-                return at_avoid(go_type_error(
-                    other,
-                    Some(("PodSignature", &format!("{sig_path}.podController"))),
-                    "v1.OwnerReference",
-                ))
-            }
+            Ok(Some(m)) => m,
         };
         let controller = match go_field(pc, "controller") {
             None | Some(Value::Null) => None,

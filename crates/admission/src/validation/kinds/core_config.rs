@@ -1,6 +1,7 @@
 //! ConfigMap and Secret (`pkg/apis/core/validation`: `ValidateConfigMap*`, `ValidateSecret*`).
 
 use base64::Engine as _;
+use keelson_apimachinery::go_syntax;
 use keelson_apimachinery::FieldError;
 use serde_json::{Map, Value};
 
@@ -137,46 +138,13 @@ fn secret_data(obj: &Value) -> Vec<(String, Vec<u8>)> {
 
 /// Go's `json.Unmarshal(b, &map[string]interface{}{})` error, if any.
 fn go_json_map_error(b: &[u8]) -> Option<String> {
-    match serde_json::from_slice::<Value>(b) {
+    match go_syntax::parse(b) {
         Ok(Value::Object(_)) | Ok(Value::Null) => None,
         Ok(v) => Some(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
             keelson_apimachinery::field::json_kind(&v)
         )),
-        Err(e) if e.is_eof() => Some("unexpected end of JSON input".into()),
-        Err(e) => {
-            let text = String::from_utf8_lossy(b);
-            let line = text
-                .split('\n')
-                .nth(e.line().saturating_sub(1))
-                .unwrap_or("");
-            let c = line
-                .get(e.column().saturating_sub(1)..)
-                .and_then(|r| r.chars().next());
-            let col = e.column().saturating_sub(1);
-            let before = line.get(..col).unwrap_or("");
-            let prefix: String = before
-                .chars()
-                .rev()
-                .take_while(char::is_ascii_alphabetic)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            let literal = ["null", "true", "false"]
-                .into_iter()
-                .find(|l| !prefix.is_empty() && l.starts_with(prefix.as_str()));
-            Some(match (c, literal) {
-                (Some(c), Some(l)) => match l.chars().nth(prefix.len()) {
-                    Some(x) => format!("invalid character '{c}' in literal {l} (expecting '{x}')"),
-                    None => format!("invalid character '{c}' after top-level value"),
-                },
-                (Some(c), None) => {
-                    format!("invalid character '{c}' looking for beginning of value")
-                }
-                (None, _) => "unexpected end of JSON input".into(),
-            })
-        }
+        Err(msg) => Some(msg),
     }
 }
 

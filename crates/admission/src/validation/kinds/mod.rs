@@ -120,6 +120,7 @@ pub(crate) fn covers_required(group: &str, kind: &str) -> bool {
             )
             | ("networking.k8s.io", "ServiceCIDR" | "IPAddress")
             | ("apiregistration.k8s.io", "APIService")
+            | ("coordination.k8s.io", "LeaseCandidate")
             | ("flowcontrol.apiserver.k8s.io", "FlowSchema")
             | ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration")
             | ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy")

@@ -2,6 +2,10 @@
 //! kube-apiserver reads a body's type meta with `json.Unmarshal`, which
 //! scans the whole input first and reports the first syntax error as
 //! `unexpected end of JSON input` or `invalid character 'x' <context>`.
+//!
+//! Hand-written because no crate reproduces Go's messages: Go's scanner
+//! state machine kept to its error texts, the one home of those texts for
+//! the codec, the merge service and validation of JSON held in strings.
 
 /// Go's `maxNestingDepth`.
 const MAX_DEPTH: usize = 10_000;
@@ -74,6 +78,16 @@ pub fn check_valid(data: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     Err("unexpected end of JSON input".to_string())
+}
+
+/// Parse `data` as JSON; on failure, Go's `json.Unmarshal` message for it
+/// (serde_json's own when Go's scanner finds no syntax error, as for a
+/// nesting deeper than serde_json reads).
+pub fn parse(data: &[u8]) -> Result<serde_json::Value, String> {
+    serde_json::from_slice(data).map_err(|e| match check_valid(data) {
+        Err(go) => go,
+        Ok(()) => e.to_string(),
+    })
 }
 
 fn is_space(c: u8) -> bool {
