@@ -572,3 +572,47 @@ fn bad_flags_stop_the_start() {
     let e = refuses_to_start(&["--feature-gates", "NoSuchGate=true"]);
     assert!(e.contains("unrecognized feature gate: NoSuchGate"), "{e}");
 }
+
+/// A LeaseCandidate is validated as kube 1.34 validates it, through the
+/// real kubectl against a server that serves `coordination.k8s.io/v1beta1`.
+#[test]
+fn lease_candidates_are_validated() {
+    let c = Cluster::start_with(
+        Mode::Embedded,
+        &["--runtime-config", "coordination.k8s.io/v1beta1=true"],
+    );
+    let lc = |spec: &str| {
+        format!(
+            "apiVersion: coordination.k8s.io/v1beta1\nkind: LeaseCandidate\nmetadata:\n  name: sched-1\n  namespace: default\nspec:\n{spec}"
+        )
+    };
+    let bad = lc("  leaseName: kube-scheduler\n  binaryVersion: \"1.33.0\"\n  emulationVersion: \"1.34.0\"\n  strategy: Newest\n");
+    let out = c.kubectl_stdin(&["create", "-f", "-"], Some(&bad));
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("The LeaseCandidate \"sched-1\" is invalid: \n* spec.binaryVersion: Invalid value: \"1.33.0\": must be greater than or equal to `emulationVersion`\n* spec.strategy.strategy: Unsupported value: \"Newest\": supported values: \"OldestEmulationVersion\""),
+        "{stderr}"
+    );
+    let good = lc("  leaseName: kube-scheduler\n  binaryVersion: \"1.34.0\"\n  emulationVersion: \"1.34.0\"\n  strategy: OldestEmulationVersion\n");
+    let out = c.kubectl_stdin(&["create", "-f", "-"], Some(&good));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = c.kubectl(&[
+        "patch",
+        "leasecandidates.v1beta1.coordination.k8s.io",
+        "sched-1",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"leaseName":"other"}}"#,
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("spec.leaseName: Invalid value: \"other\": field is immutable"),
+        "{stderr}"
+    );
+}
