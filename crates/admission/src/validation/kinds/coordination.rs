@@ -42,34 +42,15 @@ fn validate_lease_candidate_spec(spec: &Value, path: &Path) -> Vec<FieldError> {
     }
     let zero = semver::Version::new(0, 0, 0);
     let emulation = str_of(spec, "emulationVersion");
-    let mut ev = zero.clone();
-    if !emulation.is_empty() {
-        match semver::Version::parse(emulation) {
-            Ok(v) => ev = v,
-            Err(_) => errs.push(FieldError::invalid(
-                path.child("emulationVersion").as_str(),
-                emulation,
-                "must be a valid semantic version",
-            )),
-        }
-    }
+    let ev = semantic_version(emulation, &path.child("emulationVersion"), &mut errs);
     let binary = str_of(spec, "binaryVersion");
-    let mut bv = zero.clone();
     if binary.is_empty() {
         errs.push(FieldError::required(
             path.child("binaryVersion").as_str(),
             "",
         ));
-    } else {
-        match semver::Version::parse(binary) {
-            Ok(v) => bv = v,
-            Err(_) => errs.push(FieldError::invalid(
-                path.child("binaryVersion").as_str(),
-                binary,
-                "must be a valid semantic version",
-            )),
-        }
     }
+    let bv = semantic_version(binary, &path.child("binaryVersion"), &mut errs);
     if !binary.is_empty()
         && !emulation.is_empty()
         && bv.cmp_precedence(&ev) == std::cmp::Ordering::Less
@@ -97,6 +78,22 @@ fn validate_lease_candidate_spec(spec: &Value, path: &Path) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+/// `value` parsed as a strict semantic version, `0.0.0` when empty; an
+/// unparsable one is reported at `path` and also counts as `0.0.0`.
+fn semantic_version(value: &str, path: &Path, errs: &mut Vec<FieldError>) -> semver::Version {
+    if value.is_empty() {
+        return semver::Version::new(0, 0, 0);
+    }
+    semver::Version::parse(value).unwrap_or_else(|_| {
+        errs.push(FieldError::invalid(
+            path.as_str(),
+            value,
+            "must be a valid semantic version",
+        ));
+        semver::Version::new(0, 0, 0)
+    })
 }
 
 /// `ValidateCoordinatedLeaseStrategy`: a name without `/` must be one
