@@ -397,10 +397,23 @@ fn raw_answers(c: &Cluster) {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         let list: Value = r.json().await.expect("list");
         assert_eq!(list["kind"], "ComponentStatusList");
-        assert_eq!(list["items"][0]["metadata"]["name"], "etcd-0");
+        let names: Vec<&str> = list["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|i| i["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(names, ["scheduler", "controller-manager", "etcd-0"]);
         assert_eq!(
-            list["items"][0]["conditions"],
+            list["items"][2]["conditions"],
             json!([{"type": "Healthy", "status": "True", "message": "ok"}])
+        );
+        // Nothing listens on the scheduler's and controller manager's
+        // ports: kube-apiserver's prober reports the refused dial.
+        assert_eq!(
+            list["items"][1]["conditions"],
+            json!([{"type": "Healthy", "status": "False",
+                "message": "Get \"https://127.0.0.1:10257/healthz\": dial tcp 127.0.0.1:10257: connect: connection refused"}])
         );
     });
     // kubectl's view of the same answers.
@@ -418,9 +431,14 @@ fn raw_answers(c: &Cluster) {
     );
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("etcd-0"), "{stdout}");
-    let err = c.fails(&["get", "componentstatus", "scheduler"], None);
+    assert!(stdout.contains("scheduler "), "{stdout}");
+    let one = c.ok(&["get", "componentstatus", "scheduler", "-o", "json"]);
+    let one: Value = serde_json::from_str(&one).expect("json");
+    assert_eq!(one["kind"], "ComponentStatus");
+    assert_eq!(one["conditions"][0]["status"], "False");
+    let err = c.fails(&["get", "componentstatus", "nope"], None);
     assert!(
-        err.contains("Error from server (NotFound): componentstatus \"scheduler\" not found"),
+        err.contains("Error from server (NotFound): componentstatus \"nope\" not found"),
         "{err}"
     );
     assert!(

@@ -288,20 +288,27 @@ fn unreachable_service(err: String) -> ApiError {
     )
 }
 
-/// `componentstatuses` (get, list): what Keelson can vouch for — `etcd-0`,
-/// the store's health. kube also probes a controller-manager and a
-/// scheduler on their local ports; Keelson runs no scheduler, and its
-/// controllers are not reachable from the gateway.
+/// The components kube-apiserver probes besides storage (its
+/// `componentstatus` servers): the controller manager's and the
+/// scheduler's secure ports on this host, `/healthz` over HTTPS without
+/// verifying the certificate. Keelson's own controllers do not listen
+/// there, so these report what kube-apiserver reports when those
+/// components are not local.
+const COMPONENTS: [(&str, u16); 2] = [("scheduler", 10259), ("controller-manager", 10257)];
+
+/// kube's `probeTimeOut` for one component probe.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// kube's HTTP prober reads at most this much of a body.
+const MAX_PROBE_BODY: usize = 10 * 1024;
+
+/// `componentstatuses` (get, list): the scheduler and controller manager
+/// probed on their local ports, then `etcd-0`, the store's health.
 pub(crate) async fn component_statuses(cx: &Ctx<'_>, list: bool) -> ApiResult<Reply> {
-    let healthy = cx.b.store.ready().await;
-    let condition = match healthy {
-        Ok(()) => serde_json::json!({"type": "Healthy", "status": "True", "message": "ok"}),
-        Err(e) => serde_json::json!({"type": "Healthy", "status": "False", "error": e.message}),
-    };
-    let item = |with_type: bool| {
+    let item = |name: &str, condition: Value, with_type: bool| {
         let mut v = serde_json::json!({
-            "metadata": {"name": "etcd-0", "creationTimestamp": null},
-            "conditions": [condition.clone()],
+            "metadata": {"name": name, "creationTimestamp": null},
+            "conditions": [condition],
         });
         if with_type {
             v["kind"] = "ComponentStatus".into();
@@ -310,19 +317,105 @@ pub(crate) async fn component_statuses(cx: &Ctx<'_>, list: bool) -> ApiResult<Re
         v
     };
     if list {
+        let (scheduler, manager, store) = tokio::join!(
+            probe_component(COMPONENTS[0].1),
+            probe_component(COMPONENTS[1].1),
+            store_condition(cx)
+        );
         return Ok(Reply::ok(serde_json::json!({
             "kind": "ComponentStatusList",
             "apiVersion": "v1",
             "metadata": {},
-            "items": [item(false)],
+            "items": [
+                item(COMPONENTS[0].0, scheduler, false),
+                item(COMPONENTS[1].0, manager, false),
+                item("etcd-0", store, false),
+            ],
         })));
     }
-    if cx.ri.name != "etcd-0" {
-        // kube names the resource in the singular here.
-        return Err(ApiError::not_found(
-            &GroupResource::new("", "componentstatus"),
-            &cx.ri.name,
-        ));
+    let name = cx.ri.name.as_str();
+    let condition = match COMPONENTS.iter().find(|(n, _)| *n == name) {
+        Some((_, port)) => probe_component(*port).await,
+        None if name == "etcd-0" => store_condition(cx).await,
+        None => {
+            // kube names the resource in the singular here.
+            return Err(ApiError::not_found(
+                &GroupResource::new("", "componentstatus"),
+                name,
+            ));
+        }
+    };
+    Ok(Reply::ok(item(name, condition, true)))
+}
+
+/// The `etcd-0` condition: the store's readiness.
+async fn store_condition(cx: &Ctx<'_>) -> Value {
+    match cx.b.store.ready().await {
+        Ok(()) => serde_json::json!({"type": "Healthy", "status": "True", "message": "ok"}),
+        Err(e) => serde_json::json!({"type": "Healthy", "status": "False", "error": e.message}),
     }
-    Ok(Reply::ok(item(true)))
+}
+
+/// kube's `HttpServer.DoServerCheck` of `https://127.0.0.1:<port>/healthz`
+/// as a `Healthy` condition: a 2xx is `True` with the body as message, a
+/// redirect `Unknown`, any other status `False` with `HTTP probe failed
+/// with statuscode: N`, and a request that fails `False` with Go's
+/// `Get "<url>": <error>` as message (kube's prober turns errors into
+/// failures, so `error` stays empty).
+async fn probe_component(port: u16) -> Value {
+    let url = format!("https://127.0.0.1:{port}/healthz");
+    let (status, message) = match http_probe(&url, port).await {
+        Ok((code, _)) if (300..400).contains(&code) => ("Unknown", String::new()),
+        Ok((code, body)) if (200..300).contains(&code) => ("True", body),
+        Ok((code, _)) => (
+            "False",
+            format!("HTTP probe failed with statuscode: {code}"),
+        ),
+        Err(e) => ("False", format!("Get \"{url}\": {e}")),
+    };
+    serde_json::json!({"type": "Healthy", "status": status, "message": message})
+}
+
+/// One GET of `url` (certificate not verified, as kube's probe); the
+/// status code and the first [`MAX_PROBE_BODY`] bytes of the body, or the
+/// failure in Go's words for a refused or timed-out dial.
+async fn http_probe(url: &str, port: u16) -> Result<(u16, String), String> {
+    // The dial first, so that a refused connection is worded as Go's
+    // `net.Dial` words it; reqwest then makes its own connection.
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    match tokio::time::timeout(PROBE_TIMEOUT, tokio::net::TcpStream::connect(addr)).await {
+        Err(_) => return Err(format!("dial tcp {addr}: i/o timeout")),
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            return Err(format!("dial tcp {addr}: connect: connection refused"));
+        }
+        Ok(Err(e)) => return Err(format!("dial tcp {addr}: connect: {e}")),
+        Ok(Ok(_)) => {}
+    }
+    let client = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .timeout(PROBE_TIMEOUT)
+        .no_proxy()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let resp = client.get(url).send().await.map_err(|e| {
+        if e.is_timeout() {
+            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".to_string()
+        } else {
+            innermost(&e)
+        }
+    })?;
+    let code = resp.status().as_u16();
+    let body = resp.bytes().await.map_err(|e| e.to_string())?;
+    let body = &body[..body.len().min(MAX_PROBE_BODY)];
+    Ok((code, String::from_utf8_lossy(body).into_owned()))
+}
+
+/// The text of the deepest cause of `e` (reqwest wraps its causes in
+/// `error sending request for url (...)`, which Go's message lacks).
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
 }
