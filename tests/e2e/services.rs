@@ -231,6 +231,35 @@ fn allocation(c: &Cluster) {
         err.contains(r#"Service "dup" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated"#),
         "{err}"
     );
+    // The allocator's pre-validation refuses a clusterIPs list that does
+    // not start with clusterIP before it allocates (it used to take
+    // clusterIPs[0] and overwrite clusterIP); nothing is stored.
+    let mismatch = manifest("mismatch", NS, "10.96.0.20").replace(
+        "  clusterIP: 10.96.0.20\n",
+        "  clusterIP: 10.96.0.20\n  clusterIPs: [10.96.0.21]\n",
+    );
+    let err = c.fails(&["create", "-f", "-"], Some(&mismatch));
+    assert!(
+        err.contains(r#"Service "mismatch" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.21"]: first value must match `clusterIP`"#),
+        "{err}"
+    );
+    assert!(!exists(c, &["get", "svc", "mismatch", "-n", NS]));
+    let err = c.fails(
+        &[
+            "patch",
+            "svc",
+            "fixed",
+            "-n",
+            NS,
+            "-p",
+            r#"{"spec":{"clusterIPs":["10.96.0.22"]}}"#,
+        ],
+        None,
+    );
+    assert!(
+        err.contains(r#"Service "fixed" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.22"]: first value must match `clusterIP`"#),
+        "{err}"
+    );
     // Allocation comes before validation (kube's `BeginCreate`): a taken
     // IP is the only error, even beside an invalid port name.
     let bad_port = manifest("dup2", NS, "10.96.0.10").replace(

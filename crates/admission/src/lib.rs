@@ -55,6 +55,14 @@ pub fn validate_kind_on_create(group: &str, kind: &str, obj: &Value) -> Vec<Fiel
     validation::validate_kind(group, kind, write, obj)
 }
 
+/// The cluster-IP checks kube's Service allocator makes before it
+/// allocates (`ValidateServiceClusterIPsRelatedFields` in
+/// `initIPFamilyFields`): `svc` as normalized by the allocator, `old` on
+/// update. Empty when the allocator may go on.
+pub fn service_cluster_ips_pre_validation(svc: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    validation::cluster_ips_pre_validation(svc, old)
+}
+
 use registry::{Catalog, NameRule};
 use validation::{MetaRules, SpecialName};
 

@@ -7,6 +7,7 @@ mod kinds;
 mod objectmeta;
 mod required;
 
+pub(crate) use kinds::cluster_ips_pre_validation;
 pub(crate) use kinds::util::semantic;
 pub(crate) use kinds::{covers_required, validate as validate_kind, warnings, Write};
 pub(crate) use objectmeta::{

@@ -658,20 +658,12 @@ fn init_ip_families(svc: &mut Value, old: Option<&Value>) -> ApiResult<()> {
     let policy = spec_str(svc, "ipFamilyPolicy").to_string();
     let ips = cluster_ips(svc);
     let mut families = string_list(svc, "ipFamilies");
-    let mut errs = Vec::new();
     // Loose pre-validation (kube's ValidateServiceClusterIPsRelatedFields).
-    for (i, ip) in ips.iter().enumerate() {
-        if ip != NONE && ip.parse::<IpAddr>().is_err() {
-            errs.push(FieldError::invalid(
-                &format!("spec.clusterIPs[{i}]"),
-                ip.as_str(),
-                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
-            ));
-        }
-    }
+    let errs = keelson_admission::service_cluster_ips_pre_validation(svc, old);
     if !errs.is_empty() {
         return Err(invalid(svc, &errs));
     }
+    let mut errs = Vec::new();
     if policy == "SingleStack" {
         if ips.len() == 2 {
             errs.push(FieldError::invalid(

@@ -184,6 +184,22 @@ fn validate_service_write(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
     errs
 }
 
+/// kube's `ValidateServiceClusterIPsRelatedFields` as the allocator's
+/// `initIPFamilyFields` runs it, before allocating and before validation:
+/// on `svc` as the allocator has already normalized it (`old` for
+/// updates); none for ExternalName Services and unchanged PreferDualStack
+/// updates, which kube's allocator does not check.
+pub(crate) fn cluster_ips_pre_validation(svc: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let spec = spec_of(svc);
+    if old.is_some_and(|o| matching_prefer_dual_stack(spec, spec_of(o))) {
+        return Vec::new();
+    }
+    let old_ips = old
+        .map(|o| strings(spec_of(o), "clusterIPs"))
+        .unwrap_or_default();
+    cluster_ips_related(spec, &ClusterIps::of(spec), &old_ips)
+}
+
 /// The allocator's `isMatchingPreferDualStackClusterIPFields`: an update
 /// of a PreferDualStack Service that keeps its policy, IPs and families.
 fn matching_prefer_dual_stack(spec: &Value, old: &Value) -> bool {

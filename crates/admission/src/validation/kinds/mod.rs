@@ -36,6 +36,7 @@ mod storage;
 pub(crate) mod util;
 mod warnings;
 
+pub(crate) use core_service::cluster_ips_pre_validation;
 pub(crate) use path::Path;
 pub(crate) use util::duplicate;
 pub(crate) use warnings::warnings;
