@@ -358,14 +358,15 @@ async fn store_condition(cx: &Ctx<'_>) -> Value {
 
 /// kube's `HttpServer.DoServerCheck` of `https://127.0.0.1:<port>/healthz`
 /// as a `Healthy` condition: a 2xx is `True` with the body as message, a
-/// redirect `Unknown`, any other status `False` with `HTTP probe failed
+/// redirect left after following redirects `Unknown` (also with the
+/// body), any other status `False` with `HTTP probe failed
 /// with statuscode: N`, and a request that fails `False` with Go's
 /// `Get "<url>": <error>` as message (kube's prober turns errors into
 /// failures, so `error` stays empty).
 async fn probe_component(port: u16) -> Value {
     let url = format!("https://127.0.0.1:{port}/healthz");
     let (status, message) = match http_probe(&url, port).await {
-        Ok((code, _)) if (300..400).contains(&code) => ("Unknown", String::new()),
+        Ok((code, body)) if (300..400).contains(&code) => ("Unknown", body),
         Ok((code, body)) if (200..300).contains(&code) => ("True", body),
         Ok((code, _)) => (
             "False",
@@ -397,7 +398,7 @@ async fn http_probe(url: &str, port: u16) -> Result<(u16, String), String> {
         .no_proxy()
         .build()
         .map_err(|e| e.to_string())?;
-    let resp = client.get(url).send().await.map_err(|e| {
+    let mut resp = client.get(url).send().await.map_err(|e| {
         if e.is_timeout() {
             "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".to_string()
         } else {
@@ -405,9 +406,17 @@ async fn http_probe(url: &str, port: u16) -> Result<(u16, String), String> {
         }
     })?;
     let code = resp.status().as_u16();
-    let body = resp.bytes().await.map_err(|e| e.to_string())?;
-    let body = &body[..body.len().min(MAX_PROBE_BODY)];
-    Ok((code, String::from_utf8_lossy(body).into_owned()))
+    let mut body = Vec::new();
+    // At most MAX_PROBE_BODY bytes are read, as kube's prober limits it.
+    while body.len() < MAX_PROBE_BODY {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) => break,
+            Err(e) => return Err(innermost(&e)),
+        }
+    }
+    body.truncate(MAX_PROBE_BODY);
+    Ok((code, String::from_utf8_lossy(&body).into_owned()))
 }
 
 /// The text of the deepest cause of `e` (reqwest wraps its causes in
