@@ -123,6 +123,11 @@ fn present(s: &Schema, f: &Field, mut v: Value, depth: u32) -> Option<Value> {
         // Decoding `null` leaves a field at its zero value.
         return absent(s, f, depth);
     }
+    if f.has(OMITEMPTY) && empty_collection(f, &v) {
+        // `omitempty` leaves out a map or slice of length 0 (an empty
+        // `labels: {}`, `finalizers: []`, a `[]byte` of `""`), nil or not.
+        return None;
+    }
     match f.ty {
         Ty::Message(sub) if f.has(MAP) => {
             if let Value::Object(m) = &mut v {
@@ -154,6 +159,18 @@ fn present(s: &Schema, f: &Field, mut v: Value, depth: u32) -> Option<Value> {
         }
     }
     Some(v)
+}
+
+/// Whether `v` decodes into a Go map or slice of length 0.
+fn empty_collection(f: &Field, v: &Value) -> bool {
+    match v {
+        Value::Object(m) => f.has(MAP) && m.is_empty(),
+        Value::Array(a) => f.has(REPEATED) && a.is_empty(),
+        Value::String(b) => {
+            matches!(f.ty, Ty::Scalar(Scalar::Bytes)) && !f.has(REPEATED) && b.is_empty()
+        }
+        _ => false,
+    }
 }
 
 /// What Go writes for a field the object does not have.
@@ -274,6 +291,39 @@ mod tests {
             .is_some_and(|m| m.contains_key("generateName")));
         assert_eq!(v["spec"]["x-unknown"], json!(1));
         assert_eq!(v["status"], json!({}));
+    }
+
+    #[test]
+    fn empty_omitempty_maps_and_slices_are_left_out() {
+        let v = normalized(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "labels": {}, "annotations": {}, "finalizers": [], "ownerReferences": []},
+            "spec": {"containers": [{"name": "c", "image": "i", "ports": [], "env": [],
+                "resources": {"limits": {}, "requests": {}}}], "volumes": [], "nodeSelector": {}},
+        }));
+        assert_eq!(keys(&v["metadata"]), ["name", "creationTimestamp"]);
+        // `containers` has no `omitempty`: Go writes an empty slice as `[]`.
+        assert_eq!(
+            v["spec"]["containers"][0],
+            json!({"name": "c", "image": "i", "resources": {}})
+        );
+        assert!(v["spec"].get("volumes").is_none() && v["spec"].get("nodeSelector").is_none());
+        let pod = normalized(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": []}}),
+        );
+        assert_eq!(pod["spec"]["containers"], json!([]));
+        let secret = normalized(
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+            "data": {"k": ""}, "stringData": {}}),
+        );
+        assert_eq!(secret["data"], json!({"k": ""}));
+        assert!(secret.get("stringData").is_none());
+        // A wrong shape stays for validation to report.
+        let odd = normalized(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": []}),
+        );
+        assert_eq!(odd["data"], json!([]));
     }
 
     #[test]

@@ -48,7 +48,13 @@ async fn record_update(
     let Ownership::Update(owner) = ownership else {
         return Ok(new);
     };
-    let record = |new: Value| {
+    let record = |mut new: Value| {
+        // kube's field manager compares the typed objects: what decoding
+        // into the Go struct drops (an empty `annotations: {}` or
+        // `finalizers: []`) is owned by no one.
+        if cx.info.custom.is_none() {
+            keelson_codec::protobuf::go_json::normalize(&mut new);
+        }
         cx.b.merge.update_managed_fields(ManagedFieldsRequest {
             gr: cx.gr(),
             kind: cx.info.kind.clone(),
