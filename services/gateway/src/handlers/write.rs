@@ -51,9 +51,14 @@ async fn record_update(
     let record = |mut new: Value| {
         // kube's field manager compares the typed objects: what decoding
         // into the Go struct drops (an empty `annotations: {}` or
-        // `finalizers: []`) is owned by no one.
+        // `finalizers: []`) is owned by no one. `managedFields` stays as
+        // sent: an empty list, non-nil in Go, resets them.
         if cx.info.custom.is_none() {
+            let sent = meta_mut(&mut new).and_then(|m| m.shift_remove("managedFields"));
             keelson_codec::protobuf::go_json::normalize(&mut new);
+            if let (Some(sent), Some(meta)) = (sent, meta_mut(&mut new)) {
+                meta.insert("managedFields".into(), sent);
+            }
         }
         cx.b.merge.update_managed_fields(ManagedFieldsRequest {
             gr: cx.gr(),
